@@ -1,0 +1,51 @@
+# ASI research branch: patches, a lean kernel config, a QEMU harness and tests.
+# `make help` lists the targets.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+.PHONY: help deps tree export kernel kernel-noasi run demo test clean
+
+KERNEL := build/out-asi/arch/x86/boot/bzImage
+APPEND ?=
+CMD ?=
+TIMEOUT ?= 900
+
+help:
+	@echo "make deps          install the Debian packages the project uses (apt)"
+	@echo "make tree          extract linux-source-6.12 into build/linux and apply patches-*/"
+	@echo "make export        write build/linux's commits back to patches-*/ (LAYER=<name> for new ones)"
+	@echo "make kernel        build the test kernel (build/out-asi)"
+	@echo "make kernel-noasi  build the same kernel with ASI compiled out (build/out-noasi)"
+	@echo "make run           boot it with asi=on; CMD='...' runs a command, APPEND='...' adds parameters"
+	@echo "make demo          boot asi=on under memory pressure and show what ASI is doing"
+	@echo "make test          everything: builds, KUnit, guest tests in three boots; 'N passed, N failed'"
+
+deps:
+	@scripts/deps.sh
+
+tree: deps
+	@scripts/tree.sh
+
+export:
+	@scripts/export.sh
+
+kernel: tree
+	@scripts/kernel.sh asi
+
+kernel-noasi: tree
+	@scripts/kernel.sh noasi
+
+run: kernel
+	@if [ -n "$$CMD" ]; then \
+		vm/run.sh --timeout $(TIMEOUT) --append "asi=on $(APPEND)" -- bash -c "$$CMD"; \
+	else \
+		vm/run.sh --timeout $(TIMEOUT) --append "asi=on $(APPEND)"; \
+	fi
+
+demo: kernel
+	@vm/run.sh --timeout $(TIMEOUT) --append "asi=on kunit.enable=0 $(APPEND)" -- stress/demo.sh
+
+test: kernel
+	@tests/run.sh
+
+clean:
+	rm -rf build/out-asi build/out-noasi build/vm build/test

@@ -1,0 +1,55 @@
+#!/bin/bash
+# Configure and build one kernel variant out of tree: build/out-<variant>.
+#   asi   - the test kernel: base + debug + ASI (default)
+#   noasi - the same without CONFIG_MITIGATION_ADDRESS_SPACE_ISOLATION
+# Fails, naming them, if options the fragments ask for did not survive.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+variant=${1:-asi}
+case "$variant" in
+asi)   frags=(base debug asi) ;;
+noasi) frags=(base debug asi noasi) ;;
+*) die "unknown kernel variant '$variant' (expected asi or noasi)" ;;
+esac
+[ -f "$SRC/Makefile" ] || die "no kernel tree in $SRC: run 'make tree' first"
+
+out=$BUILD/out-$variant
+mkdir -p "$out"
+files=()
+for f in "${frags[@]}"; do files+=("$TOP/configs/$f.config"); done
+
+# Reconfigure only when a fragment changed, so rebuilds stay incremental.
+stamp=$(cat "${files[@]}" | sha256sum | cut -d' ' -f1)
+if [ ! -f "$out/.config" ] || [ "$(cat "$out/.config-fragments" 2>/dev/null)" != "$stamp" ]; then
+	note "configuring $variant from: ${frags[*]}"
+	make -s -C "$SRC" O="$out" tinyconfig >/dev/null
+	"$SRC/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "${files[@]}" >/dev/null
+	make -s -C "$SRC" O="$out" olddefconfig >/dev/null
+	missing=0
+	for f in "${files[@]}"; do
+		while read -r line; do
+			if [[ $line =~ ^(CONFIG_[A-Za-z0-9_]+)=(.*)$ ]]; then
+				opt=${BASH_REMATCH[1]}
+				grep -qx "$line" "$out/.config" || {
+					echo "error: $(basename "$f"): $line requested, .config has: $(grep -E "^(# )?$opt[= ]" "$out/.config" || echo nothing)" >&2
+					missing=1
+				}
+			elif [[ $line =~ ^#\ (CONFIG_[A-Za-z0-9_]+)\ is\ not\ set$ ]]; then
+				opt=${BASH_REMATCH[1]}
+				! grep -qE "^$opt=[ym]" "$out/.config" || {
+					echo "error: $(basename "$f"): $opt must be off but is on" >&2
+					missing=1
+				}
+			fi
+		done < "$f"
+	done
+	[ $missing = 0 ] || die "the final .config lacks requested options (see above): check their dependencies"
+	echo "$stamp" > "$out/.config-fragments"
+fi
+
+export CCACHE_BASEDIR=$BUILD CCACHE_NOHASHDIR=true
+cc=gcc
+command -v ccache >/dev/null && cc="ccache gcc"
+note "building $variant kernel in $out"
+make -C "$SRC" O="$out" -j"$(($(nproc) + 1))" CC="$cc" bzImage

@@ -1,0 +1,68 @@
+#!/bin/bash
+# Boot a kernel under QEMU TCG with the host root shared read-only over 9p and
+# run one command in the guest; exit with that command's status.
+#
+#   vm/run.sh [options] [--] [command...]     (no command: interactive shell)
+#     --kernel PATH   bzImage (default build/out-asi/arch/x86/boot/bzImage)
+#     --append ARGS   extra kernel parameters, e.g. "asi=off"
+#     --out DIR       where console.log and status go (default: a new dir)
+#     --timeout SEC   kill the guest after SEC seconds (default 900)
+#     --mem SIZE      guest memory (default 1G)
+#
+# Like bpf's vmtest.sh the status file starts out as a failure and only the
+# guest overwrites it: a guest that crashes or hangs never reads as a pass.
+# panic=-1 and -no-reboot make a panic or oops end QEMU at once.
+set -uo pipefail
+. "$(dirname "$0")/../scripts/lib.sh"
+
+kernel=$BUILD/out-asi/arch/x86/boot/bzImage
+append= out= timeout=900 mem=1G
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kernel) kernel=$2; shift 2 ;;
+	--append) append=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--mem) mem=$2; shift 2 ;;
+	--) shift; break ;;
+	-*) die "vm/run.sh: unknown option $1 (see the comment at the top of vm/run.sh)" ;;
+	*) break ;;
+	esac
+done
+[[ $timeout =~ ^[0-9]+$ ]] || die "--timeout wants seconds, got '$timeout'"
+[ -f "$kernel" ] || die "no kernel at $kernel: run 'make kernel'"
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing: run 'make deps'"
+
+[ -n "$out" ] || out=$BUILD/vm/$(date +%Y%m%d-%H%M%S)-$$
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+rm -f "$out/console.log" "$out/cmd"
+echo 255 > "$out/status"
+[ $# -gt 0 ] && printf '%q ' "$@" > "$out/cmd"
+pwd > "$out/cwd"
+
+cmdline="console=ttyS0 root=/dev/root rootfstype=9p ro"
+cmdline+=" rootflags=trans=virtio,version=9p2000.L,msize=524288,cache=loose"
+cmdline+=" init=$TOP/vm/guest-init.sh panic=-1 oops=panic no_hash_pointers $append"
+
+timeout -k 10 "$timeout" qemu-system-x86_64 \
+	-accel tcg -cpu max -smp 2 -m "$mem" \
+	-nodefaults -no-reboot -display none \
+	-chardev stdio,id=con,signal=off,logfile="$out/console.log" -serial chardev:con \
+	-kernel "$kernel" -append "$cmdline" \
+	-fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap \
+	-device virtio-9p-pci,fsdev=hostroot,mount_tag=/dev/root \
+	-fsdev local,id=out,path="$out",security_model=none,multidevs=remap \
+	-device virtio-9p-pci,fsdev=out,mount_tag=asiout
+qemu_rc=$?
+
+status=$(cat "$out/status" 2>/dev/null)
+if [ "$qemu_rc" = 124 ] || [ "$qemu_rc" = 137 ]; then
+	echo "vm: guest timed out after ${timeout}s (console: $out/console.log)" >&2
+	exit 124
+fi
+if [ "$status" = 255 ] || ! [[ $status =~ ^[0-9]+$ ]]; then
+	echo "vm: guest died before reporting a status (qemu exit $qemu_rc; console: $out/console.log)" >&2
+	exit 255
+fi
+exit "$status"
