@@ -9,7 +9,7 @@ set -euo pipefail
 variant=${1:-asi}
 case "$variant" in
 asi)   frags=(base debug asi) ;;
-noasi) frags=(base debug asi noasi) ;;
+noasi) frags=(base debug noasi) ;;
 *) die "unknown kernel variant '$variant' (expected asi or noasi)" ;;
 esac
 [ -f "$SRC/Makefile" ] || die "no kernel tree in $SRC: run 'make tree' first"
