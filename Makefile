@@ -2,7 +2,7 @@
 # `make help` lists the targets.
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
-.PHONY: help deps tree export kernel kernel-noasi run demo test clean
+.PHONY: help deps tree export kernel kernel-noasi run demo test bench clean
 
 KERNEL := build/out-asi/arch/x86/boot/bzImage
 APPEND ?=
@@ -17,7 +17,8 @@ help:
 	@echo "make kernel-noasi  build the same kernel with ASI compiled out (build/out-noasi)"
 	@echo "make run           boot it with asi=on; CMD='...' runs a command, APPEND='...' adds parameters"
 	@echo "make demo          boot asi=on under memory pressure and show what ASI is doing"
-	@echo "make test          everything: builds, KUnit, guest tests in three boots; 'N passed, N failed'"
+	@echo "make test          everything: builds, KUnit, guest tests in four boots; 'N passed, N failed'"
+	@echo "make bench         asi=off vs asi_alloc=pageflag vs freelist: alloc/free rate, TLB flushes, stress-ng"
 
 deps:
 	@scripts/deps.sh
@@ -47,5 +48,8 @@ demo: kernel
 test: kernel
 	@tests/run.sh
 
+bench: kernel
+	@bench/run.sh
+
 clean:
-	rm -rf build/out-asi build/out-noasi build/vm build/test
+	rm -rf build/out-asi build/out-noasi build/vm build/test build/bench

@@ -17,128 +17,21 @@ the global nonsensitive one. Exit status: 0 on success; 2 when ASI is
 off, the requested space does not exist or the arguments are bad.
 """
 import argparse
-import struct
 import sys
 
-from drgn import FaultError, Object
 from drgn.helpers.linux.pid import find_task
 
-PAGE_SHIFT = 12
-PTRS = 512
-PRESENT, PSE, NX = 1 << 0, 1 << 7, 1 << 63
-PFN_MASK = ((1 << 52) - 1) & ~((1 << PAGE_SHIFT) - 1)
-LEVEL_NAMES = {1: "4K", 2: "2M", 3: "1G"}
+from asi_drgn_common import LEVEL_NAMES, Layout, asi_pgd, describe, human, run, walk
 
 prog = globals()["prog"]
 
 
-class Layout:
-    """Where things live in the kernel half of this kernel's address space."""
-
-    def __init__(self):
-        self.l5 = bool(prog["__pgtable_l5_enabled"].value_()) \
-            if _has("__pgtable_l5_enabled") else False
-        self.top = 5 if self.l5 else 4
-        self.page_offset = prog["page_offset_base"].value_()
-        self.vmalloc = prog["vmalloc_base"].value_()
-        self.vmalloc_end = self.vmalloc + ((12800 if self.l5 else 32) << 40)
-        self.direct_end = self.page_offset + (prog["max_pfn"].value_() << PAGE_SHIFT)
-        sym = lambda name: prog.symbol(name).address
-        self.text = (sym("_text"), sym("_etext"))
-        self.image = (sym("_text"), sym("_end"))
-        self.kernel_map = 0xFFFFFFFF80000000
-        self.percpu = []
-        if _has("pcpu_unit_size"):
-            unit = prog["pcpu_unit_size"].value_()
-            start = sym("__per_cpu_start")
-            offsets = prog["__per_cpu_offset"]
-            for cpu in range(prog["nr_cpu_ids"].value_()):
-                base = offsets[cpu].value_() + start
-                self.percpu.append((base, base + unit))
-
-    def kind(self, va):
-        if self.text[0] <= va < self.text[1]:
-            return "text"
-        if self.image[0] <= va < self.image[1]:
-            return "data"
-        if va >= self.kernel_map:
-            return "modules"
-        if any(s <= va < e for s, e in self.percpu):
-            return "percpu"
-        if self.vmalloc <= va < self.vmalloc_end:
-            return "vmalloc"
-        if self.page_offset <= va < self.direct_end:
-            return "direct map"
-        return "other"
-
-    def canonical(self, va):
-        bits = 57 if self.l5 else 48
-        if va & (1 << (bits - 1)):
-            va |= ((1 << 64) - 1) ^ ((1 << bits) - 1)
-        return va
-
-    def level_shift(self, level):
-        return PAGE_SHIFT + 9 * (level - 1)
-
-
-def _has(name):
-    try:
-        prog[name]
-        return True
-    except KeyError:
-        return False
-
-
-def read_table(layout, table_va):
-    return struct.unpack("<512Q", prog.read(table_va, 8 * PTRS))
-
-
-def is_leaf(entry, level):
-    return bool(entry & PRESENT) and (level == 1 or (level <= 3 and entry & PSE))
-
-
-def table_va(layout, entry):
-    return layout.page_offset + (entry & PFN_MASK)
-
-
-def walk(layout, pgd_va, first=PTRS // 2, last=PTRS):
-    """Yield (va, level, entry) for every leaf under the kernel half of pgd."""
-    def rec(tva, level, base, lo, hi):
-        entries = read_table(layout, tva)
-        shift = layout.level_shift(level)
-        for i in range(lo, hi):
-            e = entries[i]
-            if not e & PRESENT:
-                continue
-            va = base | (i << shift)
-            if is_leaf(e, level):
-                yield layout.canonical(va), level, e
-            elif level > 1:
-                yield from rec(table_va(layout, e), level - 1, va, 0, PTRS)
-    yield from rec(pgd_va, layout.top, 0, first, last)
-
-
-def lookup(layout, pgd_va, va):
-    """(level, entry) of the leaf translating va, or None."""
-    tva = pgd_va
-    for level in range(layout.top, 0, -1):
-        idx = (va >> layout.level_shift(level)) & (PTRS - 1)
-        e = read_table(layout, tva)[idx]
-        if not e & PRESENT:
-            return None
-        if is_leaf(e, level):
-            return level, e
-        tva = table_va(layout, e)
-    return None
-
-
 def restricted_pgd(args):
-    asi_on = _has("asi_global_nonsensitive") and \
-        prog["asi_global_nonsensitive"].pgd.value_() != 0
-    if not asi_on:
+    pgd = asi_pgd(prog)
+    if pgd is None:
         sys.exit("asi_pgtable: ASI is off in this kernel (boot with asi=on)")
     if args.mm is None:
-        return prog["asi_global_nonsensitive"].pgd.value_(), "global nonsensitive"
+        return pgd, "global nonsensitive"
     task = find_task(prog, args.mm)
     if not task or not task.mm:
         sys.exit(f"asi_pgtable: no process {args.mm} with an mm")
@@ -147,13 +40,6 @@ def restricted_pgd(args):
     if not asi:
         sys.exit(f"asi_pgtable: process {args.mm} has no {args.asi_class} restricted space")
     return asi.pgd.value_(), f"pid {args.mm} {args.asi_class}"
-
-
-def human(size):
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if size < 1024 or unit == "TiB":
-            return f"{size:.1f} {unit}" if unit != "B" else f"{size} B"
-        size /= 1024
 
 
 def cmd_ranges(layout, pgd, what, args):
@@ -194,21 +80,6 @@ def parse_addr(layout, text):
             sys.exit(f"asi_pgtable: '{text}' is not a number, phys:<number> or a kernel symbol")
 
 
-def describe(layout, pgd, va):
-    try:
-        hit = lookup(layout, pgd, va)
-    except FaultError as err:
-        return f"unreadable ({err})"
-    if not hit:
-        return "not mapped"
-    level, e = hit
-    size = 1 << layout.level_shift(level)
-    phys = (e & PFN_MASK & ~(size - 1)) + (va & (size - 1))
-    rw = "rw" if e & 2 else "ro"
-    nx = "nx" if e & NX else "x"
-    return f"mapped ({LEVEL_NAMES[level]} page, phys {phys:#x}, {rw} {nx})"
-
-
 def cmd_addr(layout, pgd, what, args):
     unrestricted = prog["init_mm"].pgd.value_()
     for text in args.addresses:
@@ -230,16 +101,10 @@ def main(argv):
     a.add_argument("addresses", nargs="+")
     args = p.parse_args(argv)
 
-    layout = Layout()
+    layout = Layout(prog)
     pgd, what = restricted_pgd(args)
     {"ranges": cmd_ranges, "addr": cmd_addr}[args.cmd](layout, pgd, what, args)
 
 
 if __name__ == "__main__":
-    try:
-        main(sys.argv[1:])
-    except SystemExit as e:
-        if isinstance(e.code, str):
-            print(e.code, file=sys.stderr)
-            sys.exit(2)
-        raise
+    run(main)

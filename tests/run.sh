@@ -1,8 +1,8 @@
 #!/bin/bash
-# `make test`: build the ASI=n variant, then boot the test kernel three times
-# (asi=on, asi=off, asi=bogus), run the KUnit suites built into it (asi=on
-# boot, parsed with the tree's kunit.py) and tests/guest/ in each boot, and
-# scan every console for splats. Ends with "N passed, N failed, N skipped";
+# `make test`: build the ASI=n variant, then boot the test kernel four times
+# (asi=on with each page-allocator mode, asi=off, asi=bogus), run the KUnit
+# suites built into it (asi=on boots, parsed with the tree's kunit.py) and
+# tests/guest/ in each boot, and scan every console for splats. Ends with "N passed, N failed, N skipped";
 # exits non-zero on any failure.
 set -uo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
@@ -53,11 +53,12 @@ kunit_results() {	# console log
 	[ "$f" = 0 ] && [ "${c:-0}" = 0 ] || echo "$out" | grep -B2 -A20 FAILED | head -60
 }
 
-boot() {	# mode (on|off|invalid), kernel parameter
-	local mode=$1 param=$2 out=$runs/asi-$1 rc
+boot() {	# mode (on|off|invalid), kernel parameters, [asi_alloc mode]
+	local mode=$1 param=$2 alloc=${3:-} out=$runs/asi-$1${3:+-$3} rc
 	note "booting with $param"
 	vm/run.sh --out "$out" --timeout "${TEST_TIMEOUT:-900}" --append "$param" \
-		-- env ASI_EXPECT="$mode" tests/guest/runner.sh > "$out.stdout" 2>&1
+		-- env ASI_EXPECT="$mode" ASI_ALLOC="$alloc" \
+		tests/guest/runner.sh > "$out.stdout" 2>&1
 	rc=$?
 	case $rc in
 	124) result "not ok" "boot $param: guest timed out (console: $out/console.log)" ;;
@@ -87,9 +88,10 @@ boot() {	# mode (on|off|invalid), kernel parameter
 	fi
 }
 
-boot on asi=on
+boot on "asi=on asi_alloc=freelist" freelist
+boot on "asi=on asi_alloc=pageflag" pageflag
 boot off "asi=off kunit.enable=0"
-boot invalid "asi=bogus kunit.enable=0"
+boot invalid "asi=bogus asi_alloc=bogus kunit.enable=0"
 
 echo "logs: $runs"
 echo "$passed passed, $failed failed, $skipped skipped"

@@ -1,6 +1,8 @@
 #!/bin/bash
 # The kernel reports the ASI state it was booted with: one boot line saying
-# whether ASI is on and why, /sys/kernel/mm/asi/enabled, and the cpu flag.
+# whether ASI is on and why, /sys/kernel/mm/asi/enabled, and the cpu flag;
+# with ASI on, one line and alloc_mode naming the page allocator's mode
+# (ASI_ALLOC), and a bad asi_alloc= value is named in a warning.
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
 
@@ -24,5 +26,31 @@ invalid)
 esac
 [ "$enabled" = $want ] || fail "/sys/kernel/mm/asi/enabled is $enabled, want $want"
 [ "$flag" = $want ] || fail "the asi cpu flag is $flag, want $want"
+
+mode=$(cat /sys/kernel/mm/asi/alloc_mode) || fail "/sys/kernel/mm/asi/alloc_mode missing"
+alloc_line=$(dmesg | grep -E 'ASI: page allocator:')
+if [ $want = 1 ]; then
+	[ "$mode" = "${ASI_ALLOC:-freelist}" ] || fail "alloc_mode is $mode, want ${ASI_ALLOC:-freelist}"
+	[ "$(echo "$alloc_line" | grep -c .)" = 1 ] || fail "expected one page allocator line, got '$alloc_line'"
+	[[ $alloc_line == *"asi_alloc=$mode"* ]] || fail "page allocator line does not name asi_alloc=$mode"
+	echo "allocator: $alloc_line"
+else
+	[ "$mode" = off ] || fail "alloc_mode is $mode with ASI off"
+	[ -z "$alloc_line" ] || fail "page allocator line with ASI off: $alloc_line"
+fi
+if [ "$mode" = freelist ]; then
+	# flip_batch takes 1 to 64 and keeps its value on bad input.
+	knob=/sys/kernel/mm/asi/flip_batch
+	old=$(cat $knob)
+	for bad in 0 65 abc -1; do
+		echo "$bad" > $knob 2>/dev/null && fail "flip_batch accepted '$bad'"
+	done
+	[ "$(cat $knob)" = "$old" ] || fail "flip_batch changed on bad input"
+	echo 3 > $knob && [ "$(cat $knob)" = 3 ] || fail "flip_batch refused 3"
+	echo "$old" > $knob
+fi
+if grep -qw 'asi_alloc=bogus' /proc/cmdline; then
+	dmesg | grep -q 'unknown value "bogus" for asi_alloc=' || fail "no warning naming the bad asi_alloc= value"
+fi
 cat /sys/kernel/mm/asi/classes
 echo "PASS: ASI $ASI_EXPECT reported consistently"

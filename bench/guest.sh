@@ -1,0 +1,43 @@
+#!/bin/bash
+# Runs inside the guest for `make bench`: the in-kernel alloc/free
+# microbenchmark (<debugfs>/asi/alloc_bench), then a stress-ng memory mix for
+# a fixed time. Writes "key value" lines to $BENCH_OUT (default
+# /tmp/out/bench.txt). BENCH_PAGES, BENCH_ROUNDS, BENCH_SECONDS tune it.
+set -u
+out=${BENCH_OUT:-/tmp/out/bench.txt}
+pages=${BENCH_PAGES:-200000} rounds=${BENCH_ROUNDS:-3} secs=${BENCH_SECONDS:-20}
+knob=/sys/kernel/debug/asi/alloc_bench
+die() { echo "bench: $*" >&2; exit 1; }
+[ -w $knob ] || die "$knob missing: is debugfs mounted and the kernel built with ASI?"
+vm() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
+
+: > "$out"
+echo "mode $(cat /sys/kernel/mm/asi/alloc_mode)" >> "$out"
+# Best of a few rounds: TCG timing is noisy, and the best is the least noisy.
+best=0 flushes=0
+for _ in $(seq "$rounds"); do
+	echo "$pages" > $knob || die "alloc_bench refused $pages"
+	r=$(cat $knob)
+	echo "microbench: $r"
+	rate=$(echo "$r" | grep -oE 'pages_per_sec=[0-9]+' | cut -d= -f2)
+	f=$(echo "$r" | grep -oE 'tlb_flushes=[0-9]+' | cut -d= -f2)
+	[ -n "$rate" ] || die "cannot parse: $r"
+	[ "$rate" -gt "$best" ] && best=$rate
+	flushes=$((flushes + f))
+done
+echo "alloc_free_pages_per_sec $best" >> "$out"
+echo "flushes_per_million_frees $((flushes * 1000000 / (pages * rounds)))" >> "$out"
+
+oom0=$(vm oom_kill) fl0=$(vm asi_tlb_flush)
+log=$(stress-ng --temp-path /tmp --timeout "${secs}s" --oomable --metrics-brief \
+	--vm 2 --vm-bytes 40% --mmap 1 --mmap-bytes 10% --brk 1 --fork 1 \
+	--pipe 1 2>&1)
+echo "$log"
+# metrics-brief lines: "stress-ng: metrc: [pid] <stressor> <bogo ops> <real s> ..."
+ops=$(echo "$log" | awk '/metrc:/ && $5 ~ /^[0-9]+$/ { s += $5 } END { print s + 0 }')
+echo "stress_bogo_ops $ops" >> "$out"
+echo "stress_bogo_ops_per_sec $((ops / secs))" >> "$out"
+echo "stress_oom_kills $(( $(vm oom_kill) - oom0 ))" >> "$out"
+echo "stress_asi_tlb_flushes $(( $(vm asi_tlb_flush) - fl0 ))" >> "$out"
+grep -E '^(nr_free_nonsensitive|asi_|oom_kill)' /proc/vmstat
+cat "$out"

@@ -1,0 +1,44 @@
+#!/bin/bash
+# `make bench`: one kernel, three boots (asi=off, asi=on asi_alloc=pageflag,
+# asi=on asi_alloc=freelist), bench/guest.sh in each; prints a table and the
+# ratios against the goals. A benchmark, not a test: it fails only when a
+# boot does not report. Results and logs go to build/bench/.
+set -uo pipefail
+. "$(dirname "$0")/../scripts/lib.sh"
+cd "$TOP" || exit 1
+
+runs=$BUILD/bench
+rm -rf "$runs"
+mkdir -p "$runs"
+modes=(off pageflag freelist)
+declare -A param=([off]="asi=off" [pageflag]="asi=on asi_alloc=pageflag"
+		  [freelist]="asi=on asi_alloc=freelist")
+
+for m in "${modes[@]}"; do
+	note "bench: booting with ${param[$m]}"
+	vm/run.sh --out "$runs/$m" --timeout "${BENCH_TIMEOUT:-1200}" \
+		--append "${param[$m]} kunit.enable=0" -- \
+		env BENCH_PAGES="${BENCH_PAGES:-200000}" \
+		BENCH_SECONDS="${BENCH_SECONDS:-20}" bench/guest.sh \
+		> "$runs/$m.stdout" 2>&1 ||
+		die "bench: the ${param[$m]} boot failed (see $runs/$m.stdout, $runs/$m/console.log)"
+	[ -s "$runs/$m/bench.txt" ] || die "bench: no results from the ${param[$m]} boot"
+done
+
+get() { awk -v k="$2" '$1 == k { print $2 }' "$runs/$1/bench.txt"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+
+printf '%-10s %16s %16s %14s %10s %14s\n' mode "alloc+free/s" "flushes/1e6" "stress ops/s" "OOM kills" "stress flushes"
+for m in "${modes[@]}"; do
+	printf '%-10s %16s %16s %14s %10s %14s\n' "$m" "$(get $m alloc_free_pages_per_sec)" \
+		"$(get $m flushes_per_million_frees)" "$(get $m stress_bogo_ops_per_sec)" \
+		"$(get $m stress_oom_kills)" "$(get $m stress_asi_tlb_flushes)"
+done
+fl=$(get freelist alloc_free_pages_per_sec)
+echo
+echo "freelist/asi=off alloc+free:  $(ratio "$fl" "$(get off alloc_free_pages_per_sec)") (goal >= 0.97)"
+echo "freelist/pageflag alloc+free: $(ratio "$fl" "$(get pageflag alloc_free_pages_per_sec)") (goal >= 3)"
+echo "freelist flushes per 10^6 frees: $(get freelist flushes_per_million_frees) (goal <= 1000)"
+echo "freelist/asi=off stress-ng:   $(ratio "$(get freelist stress_bogo_ops_per_sec)" "$(get off stress_bogo_ops_per_sec)")"
+echo "freelist/pageflag stress-ng:  $(ratio "$(get freelist stress_bogo_ops_per_sec)" "$(get pageflag stress_bogo_ops_per_sec)")"
+echo "results: $runs"
