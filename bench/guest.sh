@@ -1,11 +1,14 @@
 #!/bin/bash
 # Runs inside the guest for `make bench`: the in-kernel alloc/free
-# microbenchmark (<debugfs>/asi/alloc_bench), then a stress-ng memory mix for
-# a fixed time. Writes "key value" lines to $BENCH_OUT (default
-# /tmp/out/bench.txt). BENCH_PAGES, BENCH_ROUNDS, BENCH_SECONDS tune it.
+# microbenchmark (<debugfs>/asi/alloc_bench), stress-ng memory stressors one
+# at a time for throughput, then all together under memory pressure for OOM
+# kills and TLB flushes. Writes "key value" lines to $BENCH_OUT (default
+# /tmp/out/bench.txt). BENCH_PAGES, BENCH_ROUNDS, BENCH_SECONDS (pressure;
+# each lone stressor gets a third of it) tune it.
 set -u
 out=${BENCH_OUT:-/tmp/out/bench.txt}
 pages=${BENCH_PAGES:-200000} rounds=${BENCH_ROUNDS:-3} secs=${BENCH_SECONDS:-20}
+per=$(( secs / 3 > 0 ? secs / 3 : 1 ))
 knob=/sys/kernel/debug/asi/alloc_bench
 die() { echo "bench: $*" >&2; exit 1; }
 [ -w $knob ] || die "$knob missing: is debugfs mounted and the kernel built with ASI?"
@@ -28,16 +31,27 @@ done
 echo "alloc_free_pages_per_sec $best" >> "$out"
 echo "flushes_per_million_frees $((flushes * 1000000 / (pages * rounds)))" >> "$out"
 
+# Throughput: each memory stressor alone (with one vCPU, stressors run
+# together only trade CPU time with each other).
+for st in vm mmap brk fork; do
+	log=$(stress-ng --temp-path /tmp --timeout "${per}s" --metrics-brief \
+		--$st 1 2>&1)
+	# metrics-brief: "... metrc: [pid] <stressor> <ops> <real s> <usr> <sys> <ops/s real> ..."
+	rate=$(echo "$log" | awk -v st=$st '/metrc:/ && $4 == st && $5 ~ /^[0-9]+$/ { printf "%.2f", $9 }')
+	[ -n "$rate" ] || { echo "$log"; die "no bogo-ops rate for $st"; }
+	echo "stress $st: $rate bogo-ops/s"
+	echo "stress_${st}_ops_per_sec $rate" >> "$out"
+done
+
+# Pressure: the stressors together at 80% of memory, OOM-killable.
 oom0=$(vm oom_kill) fl0=$(vm asi_tlb_flush)
 log=$(stress-ng --temp-path /tmp --timeout "${secs}s" --oomable --metrics-brief \
 	--vm 2 --vm-bytes 40% --mmap 1 --mmap-bytes 10% --brk 1 --fork 1 \
 	--pipe 1 2>&1)
 echo "$log"
-# metrics-brief lines: "stress-ng: metrc: [pid] <stressor> <bogo ops> <real s> ..."
-ops=$(echo "$log" | awk '/metrc:/ && $5 ~ /^[0-9]+$/ { s += $5 } END { print s + 0 }')
-echo "stress_bogo_ops $ops" >> "$out"
-echo "stress_bogo_ops_per_sec $((ops / secs))" >> "$out"
-echo "stress_oom_kills $(( $(vm oom_kill) - oom0 ))" >> "$out"
-echo "stress_asi_tlb_flushes $(( $(vm asi_tlb_flush) - fl0 ))" >> "$out"
+echo "pressure_oom_kills $(( $(vm oom_kill) - oom0 ))" >> "$out"
+echo "pressure_asi_tlb_flushes $(( $(vm asi_tlb_flush) - fl0 ))" >> "$out"
+# Pages the pageflag queue held at most since boot (0 in other modes).
+echo "pageflag_queue_hwm $(cut -d' ' -f2 /sys/kernel/mm/asi/pageflag_queued)" >> "$out"
 grep -E '^(nr_free_nonsensitive|asi_|oom_kill)' /proc/vmstat
 cat "$out"

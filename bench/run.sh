@@ -27,18 +27,31 @@ done
 
 get() { awk -v k="$2" '$1 == k { print $2 }' "$runs/$1/bench.txt"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+stressors="vm mmap brk fork"
+# Geometric mean over the lone stressors of mode $1's rate over mode $2's.
+geo() {
+	local st args=
+	for st in $stressors; do
+		args="$args $(get "$1" "stress_${st}_ops_per_sec") $(get "$2" "stress_${st}_ops_per_sec")"
+	done
+	echo "$args" | awk '{ s = 0; n = 0; for (i = 1; i < NF; i += 2) if ($(i + 1) > 0) { s += log($i / $(i + 1)); n++ }
+		if (n) printf "%.2f", exp(s / n); else print "n/a" }'
+}
 
-printf '%-10s %16s %16s %14s %10s %14s\n' mode "alloc+free/s" "flushes/1e6" "stress ops/s" "OOM kills" "stress flushes"
+printf '%-9s %13s %12s' mode "alloc+free/s" "flushes/1e6"
+for st in $stressors; do printf ' %9s' "$st/s"; done
+printf ' %10s %15s %10s\n' "OOM kills" "pressure flush" "queue hwm"
 for m in "${modes[@]}"; do
-	printf '%-10s %16s %16s %14s %10s %14s\n' "$m" "$(get $m alloc_free_pages_per_sec)" \
-		"$(get $m flushes_per_million_frees)" "$(get $m stress_bogo_ops_per_sec)" \
-		"$(get $m stress_oom_kills)" "$(get $m stress_asi_tlb_flushes)"
+	printf '%-9s %13s %12s' "$m" "$(get $m alloc_free_pages_per_sec)" "$(get $m flushes_per_million_frees)"
+	for st in $stressors; do printf ' %9s' "$(get $m "stress_${st}_ops_per_sec")"; done
+	printf ' %10s %15s %10s\n' "$(get $m pressure_oom_kills)" \
+		"$(get $m pressure_asi_tlb_flushes)" "$(get $m pageflag_queue_hwm)"
 done
 fl=$(get freelist alloc_free_pages_per_sec)
 echo
 echo "freelist/asi=off alloc+free:  $(ratio "$fl" "$(get off alloc_free_pages_per_sec)") (goal >= 0.97)"
 echo "freelist/pageflag alloc+free: $(ratio "$fl" "$(get pageflag alloc_free_pages_per_sec)") (goal >= 3)"
 echo "freelist flushes per 10^6 frees: $(get freelist flushes_per_million_frees) (goal <= 1000)"
-echo "freelist/asi=off stress-ng:   $(ratio "$(get freelist stress_bogo_ops_per_sec)" "$(get off stress_bogo_ops_per_sec)")"
-echo "freelist/pageflag stress-ng:  $(ratio "$(get freelist stress_bogo_ops_per_sec)" "$(get pageflag stress_bogo_ops_per_sec)")"
+echo "freelist/asi=off stress-ng (geomean of $stressors):   $(geo freelist off)"
+echo "freelist/pageflag stress-ng (geomean of $stressors):  $(geo freelist pageflag)"
 echo "results: $runs"
