@@ -9,7 +9,30 @@ fail() { echo "FAIL: $*"; exit 1; }
 [ "$ASI_EXPECT" = invalid ] && exit 77
 
 top=$(cd ../.. && pwd)
+stat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
+
+# Trace the flips stress-ng causes (asi_alloc=freelist).
+tr=/sys/kernel/tracing
+events=
+if [ "$ASI_EXPECT" = on ] && [ "$(cat /sys/kernel/mm/asi/alloc_mode)" = freelist ]; then
+	mountpoint -q $tr || mount -t tracefs nodev $tr || fail "cannot mount tracefs"
+	[ -d $tr/events/asi ] || fail "no asi trace events"
+	echo 1 > $tr/events/asi/enable || fail "cannot enable the asi trace events"
+	events=1
+	flips0=$(stat asi_flip_nonsensitive)
+fi
+
 "$top/stress/mem-pressure.sh" "${STRESS_SECONDS:-15}" || fail "stress-ng exited with $?"
+
+if [ -n "$events" ]; then
+	echo 0 > $tr/events/asi/enable
+	flips=$(( $(stat asi_flip_nonsensitive) - flips0 ))
+	traced=$(grep -c 'asi_flip: .*to=nonsensitive' $tr/trace)
+	echo "flips to nonsensitive during stress: $flips counted, $traced traced"
+	# The ring buffer may drop events, never invent them.
+	[ "$traced" -le "$flips" ] || fail "more flips traced than counted"
+	[ "$flips" = 0 ] || [ "$traced" -gt 0 ] || fail "flips counted but none traced"
+fi
 tables=$(awk '$1 == "nr_asi_page_table_pages" { print $2 }' /proc/vmstat)
 echo "nr_asi_page_table_pages: ${tables:-absent}"
 if [ "$ASI_EXPECT" != on ]; then
@@ -20,7 +43,6 @@ fi
 [ "${tables:-0}" -gt 0 ] || fail "no ASI page tables accounted with asi=on"
 
 grep -E '^(nr_free_nonsensitive|asi_)' /proc/vmstat
-stat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 case $(cat /sys/kernel/mm/asi/alloc_mode) in
 freelist)
 	[ "$(stat asi_flip_nonsensitive)" -gt 0 ] || fail "no pageblock became nonsensitive"
