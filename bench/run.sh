@@ -7,6 +7,10 @@ set -uo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
 cd "$TOP" || exit 1
 
+for v in BENCH_PAGES BENCH_SECONDS BENCH_TIMEOUT; do
+	[[ ${!v:-1} =~ ^[1-9][0-9]*$ ]] || die "$v must be a positive whole number, not '${!v}'"
+done
+
 runs=$BUILD/bench
 rm -rf "$runs"
 mkdir -p "$runs"
