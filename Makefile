@@ -2,11 +2,14 @@
 # `make help` lists the targets.
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
-.PHONY: help deps tree export kernel kernel-noasi run demo test bench clean
+.PHONY: help deps tree export kernel kernel-noasi check-series run demo test bench clean
 
 KERNEL := build/out-asi/arch/x86/boot/bzImage
 APPEND ?=
-CMD ?=
+# CMD reaches the guest's shell as written: taken unexpanded, so make does
+# not eat its $variables, and passed through the environment.
+override CMD := $(value CMD)
+export CMD
 TIMEOUT ?= 900
 
 help:
@@ -14,7 +17,8 @@ help:
 	@echo "make tree          extract linux-source-6.12 into build/linux and apply patches-*/"
 	@echo "make export        write build/linux's commits back to patches-*/ (LAYER=<name> for new ones)"
 	@echo "make kernel        build the test kernel (build/out-asi)"
-	@echo "make kernel-noasi  build the same kernel with ASI compiled out (build/out-noasi)"
+	@echo "make kernel-noasi  build the kernel with ASI compiled out (build/out-noasi)"
+	@echo "make check-series  build every patch, with and without ASI; names the first that fails"
 	@echo "make run           boot it with asi=on; CMD='...' runs a command, APPEND='...' adds parameters"
 	@echo "make demo          boot asi=on under memory pressure and show what ASI is doing"
 	@echo "make test          everything: builds, KUnit, guest tests in four boots; 'N passed, N failed'"
@@ -35,6 +39,9 @@ kernel: tree
 kernel-noasi: tree
 	@scripts/kernel.sh noasi
 
+check-series: tree
+	@scripts/check-series.sh
+
 run: kernel
 	@if [ -n "$$CMD" ]; then \
 		vm/run.sh --timeout $(TIMEOUT) --append "asi=on $(APPEND)" -- bash -c "$$CMD"; \
@@ -52,4 +59,5 @@ bench: kernel
 	@bench/run.sh
 
 clean:
-	rm -rf build/out-asi build/out-noasi build/vm build/test build/bench
+	rm -rf build/out-asi build/out-noasi build/out-series-asi build/out-series-noasi \
+		build/series build/vm build/test build/bench

@@ -3,10 +3,10 @@
 # microbenchmark (<debugfs>/asi/alloc_bench), stress-ng memory stressors one
 # at a time for throughput, then all together under memory pressure for OOM
 # kills and TLB flushes. Writes "key value" lines to $BENCH_OUT (default
-# /tmp/out/bench.txt). BENCH_PAGES, BENCH_ROUNDS, BENCH_SECONDS (pressure;
+# $ASI_OUT/bench.txt). BENCH_PAGES, BENCH_ROUNDS, BENCH_SECONDS (pressure;
 # each lone stressor gets a third of it) tune it.
 set -u
-out=${BENCH_OUT:-/tmp/out/bench.txt}
+out=${BENCH_OUT:-$ASI_OUT/bench.txt}
 pages=${BENCH_PAGES:-200000} rounds=${BENCH_ROUNDS:-3} secs=${BENCH_SECONDS:-20}
 per=$(( secs / 3 > 0 ? secs / 3 : 1 ))
 knob=/sys/kernel/debug/asi/alloc_bench

@@ -1,189 +1,709 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Check the ASI page allocator's invariants on a live kernel (drgn script).
+"""Check ASI's restricted address spaces against their invariants (drgn script).
 
 Run inside the guest, against /proc/kcore and the build's vmlinux:
 
-    drgn -q -k -s build/out-asi/vmlinux debug/asi_check.py [--max-lines N]
+    drgn -q -k -s build/out-asi/vmlinux debug/asi_check.py [--max-lines N] [--verbose]
 
-Reads the whole restricted (global nonsensitive) direct map, every pageblock's
-flags and every struct page, and reports each violation of:
+Walks every present leaf of the global nonsensitive pgd (both halves) and of
+each per-mm restricted pgd of an mm some task uses (its user half, and any
+kernel-half slot that is not the global one's), compares each leaf with the
+unrestricted tables (init_mm for the kernel half, the mm's own pgd for a user
+half) and classifies the pages it maps by where the leaf is:
 
-asi_alloc=freelist
-  sensitive page mapped          a page of a sensitive pageblock is mapped
-                                 and is not PageReserved
-  nonsensitive block not mapped  a nonsensitive pageblock is not wholly
-                                 mapped, each page to its own physical page
-asi_alloc=pageflag
-  sensitive page mapped          mapped, not PG_asi_nonsensitive (itself or
-                                 its compound head), not PageReserved
-  nonsensitive page not mapped   PG_asi_nonsensitive (itself or its head),
-                                 refcount > 0, not mapped to itself
+  image       [_text, _end) through the high kernel mapping
+  vmalloc     the vmalloc area          modules     the modules area
+  percpu      the first percpu chunk    direct map  the rest of the direct map
+  user        a per-mm user half        other       anywhere else
+  io          a page that is not RAM: pfn >= max_pfn, no struct page, or not
+              "System RAM" in /proc/iomem (ioremap, MMIO); attributes only
+  page table  a page that is itself one of the restricted page tables
 
-A mapped page without a struct page counts as a sensitive page mapped. Pages
-count one each, blocks one each; neighbours with the same problem share a
-line, described by their first page, and at most --max-lines (50) lines are
-printed. The kernel runs on while it is read, so a scan that finds anything
-is repeated a second later and only what both scans saw counts; the rest is
-reported as transient. The last two lines are
+Violations, one per page unless said otherwise:
 
-    restricted direct map: M pages mapped, B nonsensitive blocks
-                           (pageflag: F PG_asi_nonsensitive pages)
-    asi_check: <mode>: N violations (checked X pages)
+  free page mapped              a mapped RAM page is free: in a free buddy
+                                block or on a per-CPU list. asi_alloc=freelist
+                                maps nonsensitive blocks whole, so pages on the
+                                nonsensitive lists are no violation there
+  freed image page mapped       an image page that is not PageReserved: init
+                                memory, the .brk tail, __smp_locks and section
+                                gaps go to the page allocator
+  sensitive page mapped         freelist: the page's pageblock is sensitive
+                                (exempt: the percpu first chunk itself, and
+                                PageReserved pages through the direct map,
+                                which are counted; a first-chunk page reached
+                                another way, e.g. a vmap'd IRQ stack, is not);
+                                pageflag: neither the page nor its compound
+                                head is PG_asi_nonsensitive and it is not
+                                PageReserved
+  page without struct page      the direct map maps a pfn with no memmap
+  differs from unrestricted     (per leaf) the unrestricted tables map the
+                                leaf's range elsewhere or with other effective
+                                PRESENT, RW, USER, NX, PWT, PCD, PAT or
+                                encryption bits, or only part of it
+  not mapped unrestricted       (per leaf) nothing there unrestricted
+  unreadable page table         (per table) a restricted table cannot be read
+  nonsensitive block not mapped (freelist, per pageblock) not wholly mapped in
+                                the restricted direct map, each page to itself
+  nonsensitive page not mapped  (pageflag) PG_asi_nonsensitive (itself or its
+                                head), refcount > 0, not mapped to itself
+
+Neighbours with the same problem share a line (kind, space, class, virtual
+range, count), described by their first page; at most --max-lines (50) lines
+are printed. The kernel runs on while it is read, so a scan that finds
+anything is repeated a second later and only what both scans saw counts; the
+rest is reported as transient. Then come the violations by kind, the spaces
+walked, the pages mapped per class, the pages the direct map's reserved
+exemption let pass, first-chunk percpu pages mapped elsewhere (the IRQ
+stacks), the restricted direct map's size and, last,
+
+    asi_check: <mode>: N violations (checked X leaves, Y pages)
+
+--verbose adds each class's mapped ranges and the scan times. Page tables are
+read a table at a time and struct pages a section at a time (MemMap): a scan
+of a 1 GiB TCG guest takes a second or two.
 
 Exit status: the number of violations, at most 100 (0: every invariant
 holds); 2 when ASI is off (the message says "ASI is off") or the arguments
 are bad.
 """
 import argparse
+import bisect
 import sys
 import time
 
-from asi_drgn_common import (PAGE_SHIFT, Layout, MemMap, asi_pgd, describe, direct_map_state,
-                             require_asi, run)
+from drgn import FaultError, Object
+from drgn.helpers.linux.list import list_for_each_entry
+
+from asi_drgn_common import (ENC, FREE_NS, FREE_PCP, LEVEL_NAMES, NX, PAGE_SHIFT, PAGE_SIZE,
+                             PAT_4K, PCD, PRESENT, PTRS, PWT, RW, USER, Layout, MemMap, asi_pgd,
+                             attr_names, has, human, is_leaf, leaf_attrs, leaf_phys_base,
+                             read_table, require_asi, restricted_spaces, run, system_ram, table_va)
 
 prog = globals()["prog"]
-SENS_MAPPED = "sensitive page mapped"
+
+# Violation kinds, in the order their lines are printed.
+FREE = "free page mapped"
+IMAGE = "freed image page mapped"
+SENS = "sensitive page mapped"
+NOPAGE = "page without struct page"
+DIFF = "differs from unrestricted"
+UNMAPPED = "not mapped unrestricted"
+BADTABLE = "unreadable page table"
 NS_BLOCK = "nonsensitive block not mapped"
 NS_PAGE = "nonsensitive page not mapped"
+KINDS = (FREE, IMAGE, SENS, NOPAGE, DIFF, UNMAPPED, BADTABLE, NS_BLOCK, NS_PAGE)
+UNITS = {DIFF: "leaf", UNMAPPED: "leaf", BADTABLE: "table", NS_BLOCK: "block"}
+PLURAL = {"leaf": "leaves"}
+
+REGIONS = ("image", "vmalloc", "modules", "percpu", "direct map", "user", "other")
+CLASSES = REGIONS[:5] + ("io", "page table") + REGIONS[5:]
+GLOBAL = "global"
+
+# One byte per pfn (Scan.info): what the checks need to know about a page.
+MEMMAP, RAM, RESERVED, NONSENS, FREE_OK, FREE_BAD, PGTABLE, PERCPU = 1, 2, 4, 8, 16, 32, 64, 128
+# Verdict codes (verdict_table()): 0 fine, 1 fine by the direct map's
+# reserved exemption, 2 + index into KINDS a violation.
+OK, EXEMPT = 0, 1
+# Class codes (CLASS_OF): the leaf's region, io, page table.
+AS_REGION, AS_IO, AS_PGTABLE = 0, 1, 2
+CLASS_OF = bytes(AS_IO if not b & MEMMAP or not b & RAM else AS_PGTABLE if b & PGTABLE
+                 else AS_REGION for b in range(256))
+PERCPU_OF = bytes(b & PERCPU for b in range(256))
+# What the upper levels of a walk leave to a leaf, as one int (inherit()):
+# RW and USER while every upper entry allows them, NX once one sets it.
+ACC0 = RW | USER
+LEAF, TABLE = "leaf", "table"
 
 
-def mapped_pfns(state, first, last):
-    chunk = state[first:last]
-    if chunk.count(0) == len(chunk):
-        return []
-    return [first + i for i, v in enumerate(chunk) if v]
+def verdict(mode, region, b):
+    """What the page with info byte b, mapped through region, violates."""
+    if not b & MEMMAP:
+        return NOPAGE if region == "direct map" else OK
+    if not b & RAM:
+        return OK                      # io: attributes only
+    if region == "image":
+        return OK if b & RESERVED else IMAGE
+    if b & FREE_BAD:
+        return FREE
+    if mode == "freelist":
+        if b & NONSENS or region == "percpu":
+            return OK
+    elif b & NONSENS or (b & RESERVED and region != "direct map"):
+        return OK
+    return EXEMPT if region == "direct map" and b & RESERVED else SENS
 
 
-def scan_freelist(mm, state, stats):
-    found = set()
-    reserved = mm.pg["reserved"]
-    for b, flags in enumerate(mm.block_flags()):
-        first = b << mm.block_order
-        last = min(first + mm.block_pages, mm.max_pfn)
-        if flags is not None and flags & mm.pb_ns:
-            stats["nonsensitive blocks"] += 1
-            if state[first:last].count(1) != last - first:
-                found.add((NS_BLOCK, first))
-            continue
-        for pfn in mapped_pfns(state, first, last):
-            if flags is None or not mm.field(pfn, "flags") & reserved:
-                found.add((SENS_MAPPED, pfn))
-    return found
+def verdict_table(mode, region):
+    codes = []
+    for b in range(256):
+        v = verdict(mode, region, b)
+        codes.append(v if isinstance(v, int) else 2 + KINDS.index(v))
+    return bytes(codes)
 
 
-def scan_pageflag(mm, state, stats):
-    found = set()
-    asi, reserved, head_bit = mm.pg_asi, mm.pg["reserved"], mm.pg["head"]
-    for base, n in mm.sections():
-        flags = mm.column(base, "flags")
-        heads = mm.column(base, "compound_head")
-        for pfn in mapped_pfns(state, base, base + n):
-            i = pfn - base
-            f = flags[i]
-            if heads[i] & 1:
-                f |= mm.field(mm.head_pfn(pfn), "flags") & asi
-            if not f & (asi | reserved):
-                found.add((SENS_MAPPED, pfn))
-        for i in (i for i, f in enumerate(flags) if f & asi):
-            pfn = base + i
-            stats["PG_asi_nonsensitive pages"] += 1
-            if heads[i] & 1 or mm.field(pfn, "_refcount") <= 0:
-                continue
-            nr = 1 << (flags[i + 1] & 0xff) if flags[i] & head_bit and i + 1 < n else 1
-            found.update((NS_PAGE, p) for p in range(pfn, min(pfn + nr, base + n))
-                         if state[p] != 1)
-    for base, n in mm.holes():
-        found.update((SENS_MAPPED, pfn) for pfn in mapped_pfns(state, base, base + n))
-    return found
+def bytes_or(a, b):
+    """Bytewise a | b of two equally long byte strings, at C speed."""
+    n = len(a)
+    return bytearray((int.from_bytes(a, "little") | int.from_bytes(b, "little"))
+                     .to_bytes(n, "little"))
 
 
-def scan(mode, layout, pgd):
-    """(violations as a set of (kind, pfn), MemMap, direct-map state, stats)."""
-    mm = MemMap(prog)
-    state = direct_map_state(layout, pgd, mm.max_pfn)
-    stats = {"pages mapped": len(state) - state.count(0)}
-    stats["nonsensitive blocks" if mode == "freelist" else "PG_asi_nonsensitive pages"] = 0
-    found = (scan_freelist if mode == "freelist" else scan_pageflag)(mm, state, stats)
-    stats["checked"] = sum(n for _, n in mm.sections())
-    return found, mm, state, stats
+def effective(layout, level, entry, acc):
+    """leaf_attrs() with RW and USER as the upper levels allow and NX as they force."""
+    a = leaf_attrs(layout, level, entry)
+    return (a & ~(RW | USER)) | (a & acc & (RW | USER)) | (acc & NX)
 
 
-def page_summary(mm, pfn):
-    if not mm.valid(pfn):
-        return "no struct page"
-    text = f"{mm.flag_names(mm.field(pfn, 'flags'))}, refcount {mm.field(pfn, '_refcount')}"
-    head = mm.head_pfn(pfn)
-    if head != pfn:
-        text += f", tail of {head:#x}"
-        if mm.field(head, "flags") & mm.pg_asi:
-            text += " (PG_asi_nonsensitive)"
-    if mm.is_buddy(pfn):
-        text += f", free buddy order {mm.field(pfn, 'private')}"
-    flags = mm.block_flags()[pfn >> mm.block_order]
-    mt = flags & mm.mt_mask
-    mt_name = mm.mt_names[mt] if mt < len(mm.mt_names) else f"type {mt}"
-    return text + f"; block {mt_name}, {'nonsensitive' if flags & mm.pb_ns else 'sensitive'}"
+def inherit(acc, entry):
+    return (acc & ((entry & (RW | USER)) | NX)) | (entry & NX)
 
 
-def detail(mm, state, layout, pgd, kind, pfn):
-    if kind == NS_BLOCK:
-        last = min(pfn + mm.block_pages, mm.max_pfn)
-        chunk = state[pfn:last]
-        return (f"{chunk.count(0)} of {last - pfn} pages unmapped, "
-                f"{chunk.count(2)} mapped to another physical page")
-    va = layout.page_offset + (pfn << PAGE_SHIFT)
-    return f"{page_summary(mm, pfn)}; restricted: {describe(layout, pgd, va)}"
+def differing(phys, attrs, uphys, uattrs):
+    """'phys, rw' for what differs between a restricted and an unrestricted leaf."""
+    names = ["phys"] if phys != uphys else []
+    bits = attrs ^ uattrs
+    names += [n for bit, n in ((PRESENT, "present"), (RW, "rw"), (USER, "user"), (NX, "nx"),
+                               (PWT, "pwt"), (PCD, "pcd"), (PAT_4K, "pat"), (ENC, "enc"))
+              if bits & bit]
+    return ", ".join(names)
 
 
-def runs(found, block_pages):
-    """Merge (kind, pfn) into [kind, first, count] runs of neighbours."""
-    out = []
-    for kind, pfn in sorted(found):
-        step = block_pages if kind == NS_BLOCK else 1
-        if out and out[-1][0] == kind and out[-1][1] + out[-1][2] * step == pfn:
-            out[-1][2] += 1
+class Scan:
+    """One pass over every restricted space: leaves, their pages, violations."""
+
+    def __init__(self, mode, layout):
+        self.mode, self.layout = mode, layout
+        self.mm = MemMap(prog)
+        self.tables = {}
+        self.pt_pfns = set()
+        self.leaves = []          # (space, va, level, phys, region)
+        self.found = {}           # (kind index, space, va, x) -> (size, region, pfn, detail)
+        self.nleaves = self.npages = 0
+        self.pages = dict.fromkeys(CLASSES, 0)
+        self.exempt = 0
+        self.aliases = 0          # first-chunk percpu pages reached elsewhere (IRQ stacks)
+        self.direct = bytearray(self.mm.max_pfn)   # 1: mapped to itself, 2: elsewhere
+        self.stats = {}
+        self.spaces = []
+        lo = layout
+        self.bounds = sorted({x for r in ([lo.image, lo.modules, (lo.vmalloc, lo.vmalloc_end),
+                                           (lo.page_offset, lo.direct_end)] + lo.percpu)
+                              for x in r})
+
+    # Page tables.
+    def table(self, va):
+        if va not in self.tables:
+            try:
+                self.tables[va] = read_table(self.layout, va)
+            except FaultError:
+                self.tables[va] = None
+        return self.tables[va]
+
+    def add(self, kind, space, va, x, size, region, pfn=None, detail=None):
+        key = (KINDS.index(kind), space, va, x)
+        self.found[key] = (size, region, pfn, detail)
+
+    def walk(self, space, rpgd, upgd, slots):
+        """Every present leaf of rpgd under slots, each checked against the
+        unrestricted tables upgd, walked alongside."""
+        top = self.layout.top
+        self.pt_pfns.add((rpgd - self.layout.page_offset) >> PAGE_SHIFT)
+        shadow = (TABLE, upgd, ACC0)
+        self._walk(space, rpgd, top, 0, ACC0, shadow, slots)
+
+    def _walk(self, space, rtab, level, base, racc, shadow, slots=None):
+        layout = self.layout
+        rents = self.table(rtab)
+        if rents is None:
+            va = layout.canonical(base)
+            self.add(BADTABLE, space, va, level, 1 << layout.level_shift(level + 1),
+                     layout.region(va), detail=f"table at {rtab:#x} (level {level})")
+            return
+        uents = None
+        if shadow is not None and shadow[0] is TABLE:
+            uents = self.table(shadow[1])
+            if uents is None:
+                shadow = None
+        shift = layout.level_shift(level)
+        present = [i for i, e in enumerate(rents) if e & PRESENT]
+        if slots is not None:
+            present = [i for i in present if i in slots]
+        for i in present:
+            e = rents[i]
+            va = base | (i << shift)
+            if uents is not None:
+                ue = uents[i]
+                if not ue & PRESENT:
+                    sub = None
+                elif is_leaf(ue, level):
+                    sub = (LEAF, ue, level, shadow[2])
+                else:
+                    sub = (TABLE, table_va(layout, ue), inherit(shadow[2], ue))
+            else:
+                sub = shadow          # None, or a larger unrestricted leaf
+            if is_leaf(e, level):
+                self.leaf(space, va, level, e, racc, sub)
+            elif level > 1:
+                child = table_va(layout, e)
+                self.pt_pfns.add((child - layout.page_offset) >> PAGE_SHIFT)
+                self._walk(space, child, level - 1, va, inherit(racc, e), sub)
+
+    def leaf(self, space, va, level, e, racc, sub):
+        layout = self.layout
+        size = 1 << layout.level_shift(level)
+        cva = layout.canonical(va)
+        phys = leaf_phys_base(layout, level, e)
+        attrs = effective(layout, level, e, racc)
+        self.nleaves += 1
+        self.npages += size >> PAGE_SHIFT
+        region = layout.region(cva)
+        problem, other = None, None
+        if sub is None:
+            problem = UNMAPPED
+        elif sub[0] is LEAF:
+            _, ue, ulevel, uacc = sub
+            usize = 1 << layout.level_shift(ulevel)
+            uphys = leaf_phys_base(layout, ulevel, ue) + (va & (usize - 1))
+            uattrs = effective(layout, ulevel, ue, uacc)
+            if uphys != phys or uattrs != attrs:
+                problem = DIFF
+                other = (f"{LEVEL_NAMES[ulevel]} {uphys:#x} {attr_names(uattrs)} "
+                         f"(differ: {differing(phys, attrs, uphys, uattrs)})")
         else:
-            out.append([kind, pfn, 1])
+            problem, other = self.compare_under(sub, level - 1, va, size, phys, attrs)
+        if problem:
+            mine = f"restricted {LEVEL_NAMES[level]} {phys:#x} {attr_names(attrs)}"
+            detail = mine + (f"; unrestricted {other}" if other else "")
+            self.add(problem, space, cva, level, size, region, phys >> PAGE_SHIFT, detail)
+        if space == GLOBAL and layout.page_offset <= cva < layout.direct_end:
+            first = (cva - layout.page_offset) >> PAGE_SHIFT
+            end = min(first + (size >> PAGE_SHIFT), self.mm.max_pfn)
+            good = phys == (first << PAGE_SHIFT)
+            self.direct[first:end] = (b"\1" if good else b"\2") * (end - first)
+        self.leaves.append((space, cva, level, phys, region))
+
+    def compare_under(self, sub, level, va, size, phys, attrs):
+        """A restricted leaf over an unrestricted table: compare each
+        unrestricted leaf below it. (kind or None, text about the unrestricted side)."""
+        layout = self.layout
+        covered, diffs, first = 0, 0, None
+
+        def rec(tva, level, base, acc):
+            nonlocal covered, diffs, first
+            ents = self.table(tva)
+            if ents is None:
+                return
+            shift = layout.level_shift(level)
+            for i, ue in enumerate(ents):
+                if not ue & PRESENT:
+                    continue
+                uva = base | (i << shift)
+                if is_leaf(ue, level):
+                    covered += 1 << shift
+                    uattrs = effective(layout, level, ue, acc)
+                    uphys = leaf_phys_base(layout, level, ue)
+                    want = phys + (uva - va)
+                    if uphys != want or uattrs != attrs:
+                        diffs += 1
+                        if first is None:
+                            first = (f"+{uva - va:#x}: {LEVEL_NAMES[level]} {uphys:#x} "
+                                     f"{attr_names(uattrs)}, "
+                                     f"{differing(want, attrs, uphys, uattrs)} differ")
+                elif level > 1:
+                    rec(table_va(layout, ue), level - 1, uva, inherit(acc, ue))
+
+        rec(sub[1], level, va, sub[2])
+        if not covered:
+            return UNMAPPED, None
+        if diffs or covered < size:
+            parts = [f"{human(size - covered)} of it not mapped"] if covered < size else []
+            if first:
+                parts.append(f"{diffs} smaller leaves differ, first {first}")
+            return DIFF, "; ".join(parts)
+        return None, None
+
+    # Pages.
+    def build_info(self, ram):
+        """Scan.info: one byte per pfn below max_pfn (MEMMAP, RAM, ... bits)."""
+        mm, n = self.mm, self.mm.max_pfn
+        rbit = prog["PG_reserved"].value_()
+        abit = prog["PG_asi_nonsensitive"].value_() if mm.pg_asi else None
+        info = bytearray(n)
+        for base, count in mm.sections():
+            flags = mm.column(base, "flags")
+            if self.mode == "pageflag" and abit is not None:
+                row = bytearray(MEMMAP | (f >> rbit & 1) * RESERVED | (f >> abit & 1) * NONSENS
+                                for f in flags)
+                heads = mm.column(base, "compound_head")
+                for i in [i for i, h in enumerate(heads) if h & 1]:
+                    head = (heads[i] - 1 - mm.vmemmap) // mm.page_size
+                    if base <= head < base + count:
+                        hflags = flags[head - base]
+                    elif mm.valid(head):
+                        hflags = mm.field(head, "flags")
+                    else:
+                        continue
+                    if hflags >> abit & 1:
+                        row[i] |= NONSENS
+            else:
+                row = bytearray(MEMMAP | (f >> rbit & 1) * RESERVED for f in flags)
+            info[base:base + count] = row
+        mask = bytearray(n)
+        for start, end in ram:
+            start, end = min(start, n), min(end, n)
+            mask[start:end] = bytes((RAM,)) * (end - start)
+        if self.mode == "freelist":
+            set_ns = bytes(b | NONSENS for b in range(256))
+            for b, flags in enumerate(mm.block_flags()):
+                if flags is not None and flags & mm.pb_ns:
+                    first = b << mm.block_order
+                    last = min(first + mm.block_pages, n)
+                    mask[first:last] = mask[first:last].translate(set_ns)
+        self.free = mm.free_state()
+        exempt_ns = self.mode == "freelist"
+        to_bits = bytes(0 if not c else FREE_OK if exempt_ns and c & FREE_NS else FREE_BAD
+                        for c in range(256))
+        info = bytes_or(bytes_or(info, mask), self.free.translate(to_bits))
+        for pfn in self.pt_pfns:
+            if 0 <= pfn < n:
+                info[pfn] |= PGTABLE
+        set_percpu = bytes(b | PERCPU for b in range(256))
+        for start, end in self.layout.percpu:
+            first = max(0, (start - self.layout.page_offset) >> PAGE_SHIFT)
+            last = min(n, (end - self.layout.page_offset + PAGE_SIZE - 1) >> PAGE_SHIFT)
+            info[first:last] = info[first:last].translate(set_percpu)
+        self.info = info
+
+    def pieces(self, va, pfn, n, region):
+        """(va, pfn, n, region) pieces of a leaf, split where a region (the
+        image, the percpu first chunk, ...) begins or ends inside it."""
+        end = va + (n << PAGE_SHIFT)
+        bounds = self.bounds
+        i = bisect.bisect_right(bounds, va)
+        if n == 1 or i == len(bounds) or bounds[i] >= end:
+            return [(va, pfn, n, region)]
+        cuts = [va]
+        while i < len(bounds) and bounds[i] < end:
+            cuts.append(bounds[i])
+            i += 1
+        cuts.append(end)
+        return [(a, pfn + ((a - va) >> PAGE_SHIFT), (b - a) >> PAGE_SHIFT, self.layout.region(a))
+                for a, b in zip(cuts, cuts[1:])]
+
+    def check_pages(self, verdicts):
+        info, max_pfn, pages = self.info, self.mm.max_pfn, self.pages
+        for space, va, level, phys, region in self.leaves:
+            n = 1 << (9 * (level - 1))
+            for pva, pfn, pn, preg in self.pieces(va, phys >> PAGE_SHIFT, n, region):
+                table = verdicts[preg]
+                k = max(0, min(pn, max_pfn - pfn))
+                pages["io"] += pn - k
+                if not k:
+                    continue
+                if k == 1:
+                    b = info[pfn]
+                    cls = CLASS_OF[b]
+                    if b & PERCPU and preg != "percpu":
+                        self.aliases += 1
+                    pages[preg if cls == AS_REGION else "io" if cls == AS_IO
+                          else "page table"] += 1
+                    code = table[b]
+                    if code == EXEMPT:
+                        self.exempt += 1
+                    elif code:
+                        self.add(KINDS[code - 2], space, pva, pfn, PAGE_SIZE, preg, pfn)
+                    continue
+                chunk = info[pfn:pfn + k]
+                cls = chunk.translate(CLASS_OF)
+                io, pt = cls.count(AS_IO), cls.count(AS_PGTABLE)
+                pages["io"] += io
+                pages["page table"] += pt
+                pages[preg] += k - io - pt
+                if preg != "percpu":
+                    self.aliases += k - chunk.translate(PERCPU_OF).count(0)
+                codes = chunk.translate(table)
+                if codes.count(OK) == k:
+                    continue
+                self.exempt += codes.count(EXEMPT)
+                for j, code in enumerate(codes):
+                    if code > EXEMPT:
+                        self.add(KINDS[code - 2], space, pva + (j << PAGE_SHIFT), pfn + j,
+                                 PAGE_SIZE, preg, pfn + j)
+
+    # What must be mapped.
+    def check_freelist_blocks(self):
+        mm, state = self.mm, self.direct
+        blocks = 0
+        for b, flags in enumerate(mm.block_flags()):
+            if flags is None or not flags & mm.pb_ns:
+                continue
+            blocks += 1
+            first = b << mm.block_order
+            last = min(first + mm.block_pages, mm.max_pfn)
+            if state[first:last].count(1) != last - first:
+                chunk = state[first:last]
+                self.add(NS_BLOCK, GLOBAL, self.layout.page_offset + (first << PAGE_SHIFT), first,
+                         mm.block_pages << PAGE_SHIFT, "direct map", first,
+                         f"{chunk.count(0)} of {last - first} pages unmapped, "
+                         f"{chunk.count(2)} mapped to another physical page")
+        self.stats["nonsensitive blocks"] = blocks
+
+    def check_pageflag_pages(self):
+        mm, state = self.mm, self.direct
+        asi, head_bit = mm.pg_asi, mm.pg["head"]
+        marked = 0
+        for base, n in mm.sections():
+            flags = mm.column(base, "flags")
+            heads = mm.column(base, "compound_head")
+            for i in [i for i, f in enumerate(flags) if f & asi]:
+                pfn = base + i
+                marked += 1
+                if heads[i] & 1 or mm.field(pfn, "_refcount") <= 0:
+                    continue
+                nr = 1 << (flags[i + 1] & 0xff) if flags[i] & head_bit and i + 1 < n else 1
+                for p in range(pfn, min(pfn + nr, base + n)):
+                    if state[p] != 1:
+                        self.add(NS_PAGE, GLOBAL, self.layout.page_offset + (p << PAGE_SHIFT),
+                                 p, PAGE_SIZE, "direct map", p)
+        self.stats["PG_asi_nonsensitive pages"] = marked
+
+    def run(self, verdicts, ram):
+        gpgd = asi_pgd(prog)
+        upgd = prog["init_mm"].pgd.value_()
+        self.spaces = [(GLOBAL, gpgd)]
+        self.walk(GLOBAL, gpgd, upgd, None)
+        half = PTRS // 2
+        gents = self.table(gpgd) or (0,) * PTRS
+        for space, rpgd, mm_pgd in restricted_spaces(prog):
+            self.spaces.append((space, rpgd))
+            rents = self.table(rpgd)
+            # The kernel half is the global one's, shared from the slots down;
+            # a slot that is not must be walked too.
+            own = {i for i in range(half, PTRS) if rents and rents[i] != gents[i]}
+            self.walk(space, rpgd, mm_pgd, set(range(half)) | own)
+        self.build_info(ram)
+        self.check_pages(verdicts)
+        if self.mode == "freelist":
+            self.check_freelist_blocks()
+        else:
+            self.check_pageflag_pages()
+        return self
+
+
+# ---- Describing what was found ---------------------------------------------
+
+class Describer:
+    """Text about a page for the violation lines, computed for them only."""
+
+    def __init__(self, scan, layout):
+        self.scan, self.layout, self.mm = scan, layout, scan.mm
+        self._areas = None
+        # Section boundaries (linker symbols) and the variable _brk_end.
+        self.marks = []
+        for m in ("_text", "_etext", "__start_rodata", "__end_rodata",
+                  "__end_rodata_hpage_align", "_sdata", "_edata", "__init_begin", "__init_end",
+                  "__smp_locks", "__smp_locks_end", "__bss_start", "__bss_stop", "__brk_base",
+                  "_end"):
+            try:
+                self.marks.append((prog.symbol(m).address, m))
+            except LookupError:
+                pass
+        if has(prog, "_brk_end"):
+            self.marks.append((prog["_brk_end"].value_(), "_brk_end"))
+        self.marks.sort()
+
+    def free_text(self, pfn):
+        code = self.scan.free[pfn]
+        if not code:
+            return ""
+        ns = "nonsensitive" if code & FREE_NS else "sensitive"
+        if code & FREE_PCP:
+            return f", free on a {ns} per-CPU list"
+        mm = self.mm
+        for order in range(32):
+            head = pfn & ~((1 << order) - 1)
+            if mm.valid(head) and mm.is_buddy(head) and mm.field(head, "private") >= order:
+                return f", free in buddy {head:#x} order {mm.field(head, 'private')} ({ns} list)"
+        return f", free ({ns} list)"
+
+    def page(self, pfn):
+        mm = self.mm
+        if not mm.valid(pfn):
+            return "no struct page"
+        text = f"{mm.flag_names(mm.field(pfn, 'flags'))}, refcount {mm.field(pfn, '_refcount')}"
+        head = mm.head_pfn(pfn)
+        if head != pfn:
+            text += f", tail of {head:#x}"
+            if mm.field(head, "flags") & mm.pg_asi:
+                text += " (PG_asi_nonsensitive)"
+        text += self.free_text(pfn)
+        if self.scan.info[pfn] & PERCPU:
+            text += ", first percpu chunk"
+        flags = mm.block_flags()[pfn >> mm.block_order]
+        mt = flags & mm.mt_mask
+        mt_name = mm.mt_names[mt] if mt < len(mm.mt_names) else f"type {mt}"
+        return text + f"; block {mt_name}, {'nonsensitive' if flags & mm.pb_ns else 'sensitive'}"
+
+    def image_part(self, va):
+        i = bisect.bisect_right(self.marks, (va, "\x7f")) - 1
+        return f"image after {self.marks[i][1]}" if i >= 0 else "image"
+
+    def vmap_area(self, va):
+        if self._areas is None:
+            self._areas = []
+            try:
+                nodes, nr = prog["vmap_nodes"], prog["nr_vmap_nodes"].value_()
+                for i in range(nr):
+                    for area in list_for_each_entry("struct vmap_area",
+                                                    nodes[i].busy.head.address_of_(), "list"):
+                        self._areas.append((area.va_start.value_(), area.va_end.value_(),
+                                            area.vm.value_()))
+            except (KeyError, LookupError, FaultError):
+                pass
+            self._areas.sort()
+        i = bisect.bisect_right(self._areas, (va, 1 << 64, 0)) - 1
+        if i < 0 or not self._areas[i][0] <= va < self._areas[i][1]:
+            return "no vmap area"
+        start, end, vm = self._areas[i]
+        if not vm:
+            return f"vmap area {start:#x} +{human(end - start)}, no vm_struct (vm_map_ram)"
+        vm = Object(prog, "struct vm_struct *", vm)
+        caller = vm.caller.value_()
+        try:
+            sym = prog.symbol(caller)
+            where = f"{sym.name}+{caller - sym.address:#x}"
+        except LookupError:
+            where = f"{caller:#x}"
+        return (f"vmap area {start:#x} +{human(end - start)}, {vm.nr_pages.value_()} pages, "
+                f"flags {vm.flags.value_():#x}, from {where}")
+
+    def line(self, kind, region, va, pfn, detail):
+        if detail is not None:
+            return detail
+        text = f"pfn {pfn:#x}: {self.page(pfn)}"
+        if region == "image":
+            text = f"{self.image_part(va)}; {text}"
+        elif region in ("vmalloc", "modules"):
+            text = f"{text}; {self.vmap_area(va)}"
+        return text
+
+
+def groups(found, part):
+    """Merge found into [kind, space, region, va, end, count, key] runs of
+    neighbours: same kind, space, region and part(region, va), adjacent
+    addresses."""
+    out, last = [], None
+    for key in sorted(found):
+        k, space, va, _ = key
+        size, region = found[key][:2]
+        g = out[-1] if out else None
+        where = part(region, va)
+        if g and g[0] == k and g[1] == space and g[2] == region and g[4] == va \
+                and where == last:
+            g[4] += size
+            g[5] += 1
+        else:
+            out.append([k, space, region, va, va + size, 1, key])
+        last = where
     return out
 
 
+def print_ranges(scan):
+    """--verbose: the mapped ranges of each region, per space."""
+    runs = []
+    for space, va, level, _, region in scan.leaves:
+        size = 1 << scan.layout.level_shift(level)
+        r = runs[-1] if runs else None
+        if r and r[0] == space and r[1] == region and r[3] == va:
+            r[3] += size
+            r[4].add(LEVEL_NAMES[level])
+        else:
+            runs.append([space, region, va, va + size, {LEVEL_NAMES[level]}])
+    for region in REGIONS:
+        rs = [r for r in runs if r[1] == region]
+        if not rs:
+            continue
+        print(f"ranges: {region}: {len(rs)}, {human(sum(r[3] - r[2] for r in rs))}")
+        for space, _, start, end, sizes in rs:
+            print(f"  {space:<10} {start:#018x}-{end - 1:#018x} {human(end - start):>10} "
+                  f"[{','.join(sorted(sizes))}]")
+
+
 def main(argv):
-    p = argparse.ArgumentParser(prog="asi_check.py", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="asi_check.py", description=__doc__.split("\n")[0],
+                                epilog="Exit status: the number of violations (at most 100); "
+                                       "2 when ASI is off or the arguments are bad.")
     p.add_argument("--max-lines", type=int, default=50, metavar="N",
                    help="violation lines printed (default 50); all are counted")
+    p.add_argument("--verbose", "-v", action="store_true",
+                   help="also print each region's mapped ranges and the scan times")
     try:
         args = p.parse_args(argv)
     except SystemExit as e:
         sys.exit(e.code and "asi_check: bad arguments (see above)")
+    if args.max_lines < 0:
+        sys.exit("asi_check: --max-lines wants a number >= 0")
     mode = require_asi(prog, "asi_check")
-    layout, pgd = Layout(prog), asi_pgd(prog)
+    layout = Layout(prog)
+    verdicts = {region: verdict_table(mode, region) for region in REGIONS}
+    ram = system_ram(prog)
 
-    found, mm, state, stats = scan(mode, layout, pgd)
+    t0 = time.monotonic()
+    scan = Scan(mode, layout).run(verdicts, ram)
+    found = scan.found
+    times = [time.monotonic() - t0]
     transient = set()
     if found:
         time.sleep(1)
-        again, mm, state, stats = scan(mode, layout, pgd)
-        transient = found ^ again
-        found &= again
+        t0 = time.monotonic()
+        scan = Scan(mode, layout).run(verdicts, ram)
+        times.append(time.monotonic() - t0)
+        transient = found.keys() ^ scan.found.keys()
+        found = {key: scan.found[key] for key in found.keys() & scan.found.keys()}
 
-    lines = runs(found, mm.block_pages)
-    for kind, pfn, count in lines[:args.max_lines]:
-        if kind == NS_BLOCK:
-            where = f"block {pfn:#x}-{pfn + count * mm.block_pages - 1:#x}"
-            what = f"{count} block{'s' if count > 1 else ''}"
-        else:
-            where = f"pfn {pfn:#x}" + (f"-{pfn + count - 1:#x}" if count > 1 else "")
-            what = f"{count} page{'s' if count > 1 else ''}"
-        print(f"{kind}: {where} ({what}): {detail(mm, state, layout, pgd, kind, pfn)}")
+    describe = Describer(scan, layout)
+    lines = groups(found, lambda region, va:
+                   describe.image_part(va) if region == "image" else None)
+    for k, space, region, va, end, count, key in lines[:args.max_lines]:
+        kind = KINDS[k]
+        unit = UNITS.get(kind, "page")
+        size, _, pfn, detail = found[key]
+        what = f"{count} {unit if count == 1 else PLURAL.get(unit, unit + 's')}"
+        print(f"{kind:<29} {space:<10} {region:<10} {va:#018x}-{end - 1:#018x} {what:>11}: "
+              f"{describe.line(kind, region, va, pfn, detail)}")
     if len(lines) > args.max_lines:
         print(f"... {len(lines) - args.max_lines} more lines (--max-lines)")
     if transient:
-        examples = ", ".join(f"{kind} {pfn:#x}" for kind, pfn in sorted(transient)[:3])
+        examples = ", ".join(f"{KINDS[k]} {space} {va:#x}"
+                             for k, space, va, _ in sorted(transient)[:3])
         print(f"transient: {len(transient)} seen in one of two scans only, not counted "
               f"(e.g. {examples})")
-    checked = stats.pop("checked")
-    print("restricted direct map: " + ", ".join(f"{n} {what}" for what, n in stats.items()))
-    print(f"asi_check: {mode}: {len(found)} violations (checked {checked} pages)")
+    if args.verbose:
+        print_ranges(scan)
+        print("scan times: " + ", ".join(f"{t:.1f} s" for t in times))
+
+    by_kind = [0] * len(KINDS)
+    for k, *_ in found:
+        by_kind[k] += 1
+    if found:
+        print("violations: " + ", ".join(f"{n} {kind}" for kind, n in zip(KINDS, by_kind) if n))
+    print("spaces: " + ", ".join(f"{space} (pgd {pgd:#x})" for space, pgd in scan.spaces))
+    print(f"{'class':<12} {'pages':>9} {'size':>11}")
+    for cls in CLASSES:
+        n = scan.pages[cls]
+        if n or cls not in ("user", "other"):
+            print(f"{cls:<12} {n:>9} {human(n << PAGE_SHIFT):>11}")
+    what = "in sensitive blocks" if mode == "freelist" else "without PG_asi_nonsensitive"
+    print(f"reserved exemption: {scan.exempt} PageReserved pages {what} mapped through the "
+          "direct map, not counted")
+    print(f"percpu aliases: {scan.aliases} pages of the first percpu chunk mapped outside it "
+          "(e.g. vmap'd IRQ stacks), checked as what maps them")
+    print("restricted direct map: " + ", ".join(
+        [f"{len(scan.direct) - scan.direct.count(0)} pages mapped"]
+        + [f"{n} {what}" for what, n in scan.stats.items()]))
+    print(f"asi_check: {mode}: {len(found)} violations "
+          f"(checked {scan.nleaves} leaves, {scan.npages} pages)")
     sys.exit(min(len(found), 100))
 
 

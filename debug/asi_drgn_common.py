@@ -2,22 +2,30 @@
 """Helpers shared by the ASI drgn scripts in debug/ (not a script itself).
 
 Page tables: Layout (where things live in the kernel half), walk(),
-walk_range(), lookup() and describe() over a pgd. Memory: asi_mode() (how the
-page allocator runs ASI) and MemMap, which reads sections, pageblock flags
-and struct pages in bulk: under TCG one drgn Object per page is far too slow.
+walk_range(), lookup() and describe() over a pgd, leaf_attrs() (a leaf's
+effective attributes), restricted_spaces() (every per-mm restricted pgd).
+Memory: asi_mode() (how the page allocator runs ASI), system_ram() and
+MemMap, which reads sections, pageblock flags, struct pages and free pages in
+bulk: under TCG one drgn Object per page is far too slow.
 The scripts import this from their own directory, where drgn puts it on
 sys.path; everything takes the drgn Program, or a Layout or MemMap holding it.
 """
 import struct
 import sys
 
-from drgn import FaultError, TypeKind, offsetof, sizeof
+from drgn import FaultError, Object, TypeKind, offsetof, sizeof
+from drgn.helpers.linux.cpumask import for_each_possible_cpu
 from drgn.helpers.linux.nodemask import for_each_online_node
+from drgn.helpers.linux.percpu import per_cpu_ptr
+from drgn.helpers.linux.pid import for_each_task
 
 PAGE_SHIFT = 12
 PAGE_SIZE = 1 << PAGE_SHIFT
 PTRS = 512
 PRESENT, PSE, NX = 1 << 0, 1 << 7, 1 << 63
+RW, USER, PWT, PCD = 1 << 1, 1 << 2, 1 << 3, 1 << 4
+PAT_4K, PAT_LARGE = 1 << 7, 1 << 12      # PAT moves to bit 12 in a 2M/1G leaf
+ENC = 1 << 62                            # leaf_attrs()' stand-in for the C-bit
 PFN_MASK = ((1 << 52) - 1) & ~((1 << PAGE_SHIFT) - 1)
 LEVEL_NAMES = {1: "4K", 2: "2M", 3: "1G"}
 
@@ -67,24 +75,40 @@ class Layout:
         self.text = (sym("_text"), sym("_etext"))
         self.image = (sym("_text"), sym("_end"))
         self.kernel_map = 0xFFFFFFFF80000000
-        self.percpu = []
-        if has(prog, "pcpu_unit_size"):
-            unit = prog["pcpu_unit_size"].value_()
-            start = sym("__per_cpu_start")
-            offsets = prog["__per_cpu_offset"]
-            for cpu in range(prog["nr_cpu_ids"].value_()):
-                base = offsets[cpu].value_() + start
-                self.percpu.append((base, base + unit))
+        info = vmcoreinfo(prog)
+        image_size = int(info.get("NUMBER(KERNEL_IMAGE_SIZE)", str(512 << 20)))
+        self.modules = (self.kernel_map + image_size, 0xFFFFFFFFFF000000)  # MODULES_END
+        self.sme_mask = prog["sme_me_mask"].value_() if has(prog, "sme_me_mask") \
+            else int(info.get("NUMBER(sme_mask)", "0"))
+        self.percpu = percpu_first_chunk(prog)
 
     def kind(self, va):
         if self.text[0] <= va < self.text[1]:
             return "text"
         if self.image[0] <= va < self.image[1]:
             return "data"
-        if va >= self.kernel_map:
+        if self.modules[0] <= va < self.modules[1]:
             return "modules"
         if any(s <= va < e for s, e in self.percpu):
             return "percpu"
+        if self.vmalloc <= va < self.vmalloc_end:
+            return "vmalloc"
+        if self.page_offset <= va < self.direct_end:
+            return "direct map"
+        return "other"
+
+    def region(self, va):
+        """Where va is, as asi_check.py classifies pages: image, percpu (the
+        first chunk), modules, vmalloc, direct map, user (the lower half) or
+        other."""
+        if not va >> 63:
+            return "user"
+        if self.image[0] <= va < self.image[1]:
+            return "image"
+        if any(s <= va < e for s, e in self.percpu):
+            return "percpu"
+        if self.modules[0] <= va < self.modules[1]:
+            return "modules"
         if self.vmalloc <= va < self.vmalloc_end:
             return "vmalloc"
         if self.page_offset <= va < self.direct_end:
@@ -98,6 +122,25 @@ class Layout:
 
     def level_shift(self, level):
         return PAGE_SHIFT + 9 * (level - 1)
+
+
+def percpu_first_chunk(prog):
+    """[start, end) of each possible CPU's unit of the first percpu chunk, as
+    asi_map_percpu_first_chunk() maps it: the static area up to the end of the
+    chunk. The embedding allocator gave the rest of pcpu_unit_size back to
+    memblock, so the page allocator owns it."""
+    if not has(prog, "pcpu_first_chunk"):
+        return []
+    base = prog["pcpu_base_addr"].value_()
+    offsets = prog["pcpu_unit_offsets"]
+    chunk = prog["pcpu_first_chunk"]
+    chunk_base = chunk.base_addr.value_()
+    chunk_len = chunk.nr_pages.value_() << PAGE_SHIFT
+    out = []
+    for cpu in for_each_possible_cpu(prog):
+        off = offsets[cpu].value_()
+        out.append((base + off, chunk_base + off + chunk_len))
+    return out
 
 
 def read_table(layout, table_va):
@@ -162,6 +205,37 @@ def leaf_phys(layout, level, entry, va):
     return (entry & PFN_MASK & ~(size - 1)) + (va & (size - 1))
 
 
+def leaf_phys_base(layout, level, entry):
+    """Physical address of a leaf's first byte: its address bits without the
+    large-page PAT bit and the encryption bit."""
+    size = 1 << layout.level_shift(level)
+    return entry & PFN_MASK & ~(size - 1) & ~layout.sme_mask
+
+
+def leaf_attrs(layout, level, entry):
+    """The attributes of a leaf the CPU acts on, comparable across levels:
+    PRESENT, RW, USER, PWT, PCD, NX as they are, PAT at bit 7 whatever the
+    level, ENC when the entry has the encryption bit (sme_me_mask)."""
+    attrs = entry & (PRESENT | RW | USER | PWT | PCD | NX)
+    if entry & (PAT_4K if level == 1 else PAT_LARGE):
+        attrs |= PAT_4K
+    if entry & layout.sme_mask:
+        attrs |= ENC
+    return attrs
+
+
+def attr_names(attrs):
+    """'rw nx wb' style text for leaf_attrs() bits."""
+    words = ["rw" if attrs & RW else "ro", "nx" if attrs & NX else "x"]
+    if attrs & USER:
+        words.append("user")
+    cache = [n for bit, n in ((PWT, "pwt"), (PCD, "pcd"), (PAT_4K, "pat")) if attrs & bit]
+    words.append("+".join(cache) if cache else "wb")
+    if attrs & ENC:
+        words.append("enc")
+    return " ".join(words)
+
+
 def describe(layout, pgd, va):
     """'not mapped' or 'mapped (4K page, phys 0x..., rw nx)'."""
     try:
@@ -184,6 +258,39 @@ def asi_pgd(prog):
     return prog["asi_global_nonsensitive"].pgd.value_() or None
 
 
+def asi_class_names(prog):
+    """['kvm', 'userspace', ...], indexed by enum asi_class_id."""
+    try:
+        enum = prog.type("enum asi_class_id")
+    except LookupError:
+        return []
+    names = {v: n for n, v in enum.enumerators if n.startswith("ASI_CLASS_")}
+    return [names.get(i, f"class{i}").removeprefix("ASI_CLASS_").lower()
+            for i in range(max(names, default=-1) + 1)]
+
+
+def restricted_spaces(prog):
+    """(label, restricted pgd, the mm's own pgd) of every per-mm restricted
+    space of an mm some task uses; the label names the mm by its lowest pid."""
+    classes = asi_class_names(prog)
+    if not classes:
+        return []
+    mms = {}
+    for task in for_each_task(prog):
+        mm = task.mm.value_()
+        pid = task.pid.value_()
+        if mm and (mm not in mms or pid < mms[mm]):
+            mms[mm] = pid
+    out = []
+    for mm, pid in sorted(mms.items(), key=lambda item: item[1]):
+        mm_obj = Object(prog, "struct mm_struct *", mm)
+        for class_id, name in enumerate(classes):
+            asi = mm_obj.asi[class_id]
+            if asi and asi.pgd:
+                out.append((f"pid {pid} {name}", asi.pgd.value_(), mm_obj.pgd.value_()))
+    return out
+
+
 def direct_map_state(layout, pgd, max_pfn):
     """bytearray, one byte per pfn below max_pfn: 0 when the restricted tables
     do not map its direct-map address, 1 when they map it to that pfn, 2 when
@@ -199,6 +306,10 @@ def direct_map_state(layout, pgd, max_pfn):
 
 
 # ---- Page allocator ------------------------------------------------------
+
+# MemMap.free_state() codes.
+FREE_BUDDY, FREE_PCP, FREE_NS = 1, 2, 4
+FREE_BUDDY_BYTES = bytes((FREE_BUDDY,))
 
 def static_key_on(prog, name):
     return has(prog, name) and prog[name].key.enabled.counter.value_() > 0
@@ -234,6 +345,20 @@ def vmcoreinfo(prog):
     except (KeyError, FaultError):
         return {}
     return dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
+
+
+def system_ram(prog):
+    """Sorted [first pfn, end pfn) ranges of the top-level "System RAM"
+    resources in /proc/iomem."""
+    sysram = 0x01000000   # IORESOURCE_SYSRAM
+    out = []
+    res = prog["iomem_resource"].child
+    while res:
+        if res.flags.value_() & sysram:
+            start, end = res.start.value_(), res.end.value_() + 1
+            out.append(((start + PAGE_SIZE - 1) >> PAGE_SHIFT, end >> PAGE_SHIFT))
+        res = res.sibling
+    return sorted(out)
 
 
 def zones(prog):
@@ -400,3 +525,65 @@ class MemMap:
 
     def pfn_of_page(self, addr):
         return (addr - self.vmemmap) // self.page_size
+
+    # Free pages.
+    def list_pfns(self, head, cap=1 << 20):
+        """pfns of the struct pages on the list at address head, linked
+        through buddy_list (pcp_list too), following raw pointers."""
+        off = self.off["buddy_list"]
+        out, p = [], self.prog.read_u64(head)
+        while p != head and len(out) < cap:
+            out.append(self.pfn_of_page(p - off))
+            p = self.prog.read_u64(p)
+        return out
+
+    def free_state(self):
+        """bytearray, one byte per pfn below max_pfn: 0 when the page is not
+        free, else FREE_BUDDY (in a free buddy block: its head is PageBuddy
+        with the order in private) or FREE_PCP (on a per-CPU list), with
+        FREE_NS added when that block or list is a nonsensitive one."""
+        out = bytearray(self.max_pfn)
+        shift = (self.off["page_type"] % 8) * 8 + 24   # page_type's top byte
+        pgty = self.pgty_buddy
+        for base, n in self.sections():
+            types = self.column(base, "page_type")
+            heads = [i for i, w in enumerate(types) if (w >> shift) & 0xff == pgty]
+            if not heads:
+                continue
+            private = self.column(base, "private")
+            for i in heads:
+                order = private[i]
+                if order < 32:
+                    end = min(i + (1 << order), n)
+                    out[base + i:base + end] = FREE_BUDDY_BYTES * (end - i)
+        free_list = self.prog.type("struct free_area").member("free_list").type
+        nr_mt, nr_sens = free_list.length, free_list.type.length
+        for zone in zones(self.prog):
+            # Heads on the nonsensitive free lists (sensitivity index 1).
+            for order in range(zone.free_area.type_.length if nr_sens > 1 else 0):
+                for mt in range(nr_mt):
+                    head = zone.free_area[order].free_list[mt][1].address_
+                    for pfn in self.list_pfns(head):
+                        end = min(pfn + (1 << order), self.max_pfn)
+                        if 0 <= pfn < end:
+                            out[pfn:end] = bytes(b | FREE_NS for b in out[pfn:end])
+            self._pcp_free(zone, nr_sens, out)
+        return out
+
+    def _pcp_free(self, zone, nr_sens, out):
+        lists = self.prog.type("struct per_cpu_pages").member("lists").type.length
+        per_sens = lists // nr_sens
+        pcptypes = self.prog["MIGRATE_PCPTYPES"].value_()
+        low = pcptypes * (3 + 1)   # PAGE_ALLOC_COSTLY_ORDER + 1 orders each
+        for cpu in for_each_possible_cpu(self.prog):
+            pcp = per_cpu_ptr(zone.per_cpu_pageset, cpu)
+            base = pcp.lists.address_
+            for pindex in range(lists):
+                i = pindex % per_sens
+                # pindex_to_order(): the lists past the low orders are THP's.
+                order = i // pcptypes if i < low else self.block_order
+                mark = FREE_PCP | (FREE_NS if pindex // per_sens else 0)
+                for pfn in self.list_pfns(base + 16 * pindex, cap=1 << 16):
+                    end = min(pfn + (1 << order), self.max_pfn)
+                    if 0 <= pfn < end:
+                        out[pfn:end] = bytes((mark,)) * (end - pfn)

@@ -5,7 +5,7 @@
 # checked live with drgn.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-vmlinux=$top/build/out-asi/vmlinux
+vmlinux=${VMLINUX:?not in a vm/run.sh guest}
 drgn_run() {	# script, arguments
 	local script=$1
 	shift

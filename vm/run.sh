@@ -40,6 +40,22 @@ rm -f "$out/console.log" "$out/cmd"
 echo 255 > "$out/status"
 [ $# -gt 0 ] && printf '%q ' "$@" > "$out/cmd"
 pwd > "$out/cwd"
+kernel=$(cd "$(dirname "$kernel")" && pwd)/$(basename "$kernel")
+# drgn in the guest reads the vmlinux that belongs to this bzImage.
+echo "${kernel%/arch/x86/boot/bzImage}/vmlinux" > "$out/vmlinux"
+
+# The guest's tmpfs mounts hide host paths under /tmp and the like, so the
+# checkout (and the build directory, when it lives elsewhere) are shared by
+# themselves and mounted back at the same paths (vm/guest-init.sh).
+shares=(-fsdev "local,id=top,path=$TOP,security_model=none,readonly=on,multidevs=remap"
+	-device "virtio-9p-pci,fsdev=top,mount_tag=asitop")
+echo "asitop $TOP" > "$out/shares"
+build=$(cd "$BUILD" && pwd)
+if [[ $build != "$TOP"/* ]]; then
+	shares+=(-fsdev "local,id=build,path=$build,security_model=none,readonly=on,multidevs=remap"
+		-device "virtio-9p-pci,fsdev=build,mount_tag=asibuild")
+	echo "asibuild $build" >> "$out/shares"
+fi
 
 cmdline="console=ttyS0 root=/dev/root rootfstype=9p ro"
 cmdline+=" rootflags=trans=virtio,version=9p2000.L,msize=524288,cache=loose"
@@ -52,6 +68,7 @@ timeout -k 10 "$timeout" qemu-system-x86_64 \
 	-kernel "$kernel" -append "$cmdline" \
 	-fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap \
 	-device virtio-9p-pci,fsdev=hostroot,mount_tag=/dev/root \
+	"${shares[@]}" \
 	-fsdev local,id=out,path="$out",security_model=none,multidevs=remap \
 	-device virtio-9p-pci,fsdev=out,mount_tag=asiout
 qemu_rc=$?

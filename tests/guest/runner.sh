@@ -5,7 +5,7 @@
 # goes to the console and to $RESULTS: "ok|not ok|skip <name>".
 cd "$(dirname "$0")"
 : "${ASI_EXPECT:?set ASI_EXPECT to on, off or invalid}"
-RESULTS=${RESULTS:-/tmp/out/results}
+RESULTS=${RESULTS:-${ASI_OUT:?not in a vm/run.sh guest}/results}
 export ASI_EXPECT
 : > "$RESULTS"
 failed=0

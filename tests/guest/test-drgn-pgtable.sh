@@ -1,10 +1,10 @@
 #!/bin/bash
 # debug/asi_pgtable.py, run live: kernel text is mapped in the restricted space,
-# a page of this test's anonymous memory (sensitive user data) is not, though
-# the unrestricted tables map it. With ASI off the script must say so.
+# freed init memory and a page of this test's anonymous memory (sensitive
+# user data) are not, though the unrestricted tables map them. With ASI off the script must say so.
 set -u
 top=$(cd ../.. && pwd)
-vmlinux=${VMLINUX:-$top/build/out-asi/vmlinux}
+vmlinux=${VMLINUX:?not in a vm/run.sh guest}
 drgn_script() { /usr/bin/python3 /usr/bin/drgn -q -k -s "$vmlinux" "$top/debug/asi_pgtable.py" "$@"; }
 fail() { echo "FAIL: $*"; exit 1; }
 
@@ -19,6 +19,14 @@ out=$(drgn_script ranges 2>&1) || fail "ranges failed: $out"
 echo "$out"
 echo "$out" | grep -Eq '^text: [1-9][0-9]* ranges' || fail "no kernel text in the restricted space"
 echo "$out" | grep -Eq '^vmalloc: [1-9][0-9]* ranges' || fail "no vmalloc area in the restricted space"
+
+# Init memory went back to the page allocator after boot: its image mapping
+# must not reach restricted spaces, though without PTI the unrestricted
+# tables keep it.
+out=$(drgn_script addr __init_begin 2>&1) || fail "addr failed: $out"
+echo "$out"
+echo "$out" | grep -q 'restricted (global nonsensitive): not mapped' ||
+	fail "freed init memory (__init_begin) is mapped restricted"
 
 # Hold an anonymous page and find its physical address through pagemap.
 coproc holder { exec /usr/bin/python3 "$top/debug/hold_anon_page.py"; }

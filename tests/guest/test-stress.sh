@@ -58,7 +58,7 @@ pageflag)
 *) fail "alloc_mode is $(cat /sys/kernel/mm/asi/alloc_mode)" ;;
 esac
 
-vmlinux=${VMLINUX:-$top/build/out-asi/vmlinux}
+vmlinux=${VMLINUX:?not in a vm/run.sh guest}
 /usr/bin/python3 /usr/bin/drgn -q -k -s "$vmlinux" "$top/debug/asi_check.py" ||
 	fail "asi_check.py found $? violations"
 echo "PASS"
