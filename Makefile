@@ -59,5 +59,5 @@ bench: kernel
 	@bench/run.sh
 
 clean:
-	rm -rf build/out-asi build/out-noasi build/out-series-asi build/out-series-noasi \
+	rm -rf build/out-asi build/out-noasi build/out-series-min-asi build/out-series-noasi \
 		build/series build/vm build/test build/bench

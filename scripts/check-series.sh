@@ -1,7 +1,8 @@
 #!/bin/bash
 # Build every patch boundary of build/linux (each commit from base to HEAD),
-# with ASI and without, incrementally in build/out-series-{asi,noasi}, and
-# name the first commit that does not build. The tree goes back to where it
+# with ASI and without, incrementally in build/out-series-{min-asi,noasi}
+# (build-only configs: configs/min.config), and name the first commit that
+# does not build. The tree goes back to where it
 # was. Config options a fragment asks for that this commit's Kconfig does
 # not define yet (tests added by a later patch) are left out.
 set -euo pipefail
@@ -20,7 +21,7 @@ for c in $(tgit rev-list --reverse base..HEAD); do
 	n=$((n + 1))
 	subj=$(tgit log -1 --format=%s "$c")
 	tgit checkout -q --detach "$c"
-	for v in asi noasi; do
+	for v in min-asi noasi; do
 		log=$logs/$(printf %02d $n)-$v.log
 		if ! KCONFIG_ONLY_KNOWN=1 OUT=$BUILD/out-series-$v "$TOP/scripts/kernel.sh" "$v" > "$log" 2>&1; then
 			grep -E 'error|Error' "$log" | head -10 >&2

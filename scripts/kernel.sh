@@ -1,8 +1,9 @@
 #!/bin/bash
 # Configure and build one kernel variant out of tree: build/out-<variant>.
-#   asi   - the test kernel: base + debug + ASI (default)
-#   noasi - ASI compiled out, tinyconfig plus what the patches touch: proves
-#           the generic stubs build; no drivers or debug info, so it is fast
+#   asi     - the test kernel: base + debug + ASI (default)
+#   noasi   - build-only: min + ASI compiled out; proves the generic stubs
+#             build (no drivers or debug info, so it is fast)
+#   min-asi - build-only: min + ASI and its KUnit tests (check-series.sh)
 # OUT=dir builds elsewhere (e.g. to keep another build's output).
 # Fails, naming them, if options the fragments ask for did not survive.
 set -euo pipefail
@@ -10,9 +11,10 @@ set -euo pipefail
 
 variant=${1:-asi}
 case "$variant" in
-asi)   frags=(base debug asi) ;;
-noasi) frags=(noasi) ;;
-*) die "unknown kernel variant '$variant' (expected asi or noasi)" ;;
+asi)     frags=(base debug asi) ;;
+noasi)   frags=(min noasi) ;;
+min-asi) frags=(min asi) ;;
+*) die "unknown kernel variant '$variant' (expected asi, noasi or min-asi)" ;;
 esac
 [ -f "$SRC/Makefile" ] || die "no kernel tree in $SRC: run 'make tree' first"
 
