@@ -3,7 +3,7 @@
 # page tables are accounted in /proc/vmstat, the vmalloc areas stress-ng's
 # forks create and free come and go without a splat (the console is scanned
 # by tests/run.sh), the page allocator did its mode's work (flips, or deferred
-# frees) and debug/asi_check.py finds the restricted direct map consistent.
+# frees) and debug/asi_check.py finds the whole restricted address space clean.
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
 [ "$ASI_EXPECT" = invalid ] && exit 77
