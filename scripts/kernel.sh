@@ -28,6 +28,8 @@ for f in "${frags[@]}"; do files+=("$TOP/configs/$f.config"); done
 stamp=$(cat "${files[@]}" "$SRC/arch/x86/Kconfig" "$SRC/mm/Kconfig" | sha256sum | cut -d' ' -f1)
 if [ ! -f "$out/.config" ] || [ "$(cat "$out/.config-fragments" 2>/dev/null)" != "$stamp" ]; then
 	note "configuring $variant from: ${frags[*]}"
+	# A configuration that fails its checks must not look done next time.
+	rm -f "$out/.config-fragments"
 	make -s -C "$SRC" O="$out" tinyconfig >/dev/null
 	"$SRC/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "${files[@]}" >/dev/null
 	make -s -C "$SRC" O="$out" olddefconfig >/dev/null
