@@ -2,7 +2,7 @@
 # `make help` lists the targets.
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
-.PHONY: help deps tree export kernel kernel-noasi check-series run demo test bench clean
+.PHONY: help deps tree export kernel kernel-noasi check-series run demo test test-distro bench clean
 
 KERNEL := build/out-asi/arch/x86/boot/bzImage
 APPEND ?=
@@ -22,6 +22,7 @@ help:
 	@echo "make run           boot it with asi=on; CMD='...' runs a command, APPEND='...' adds parameters"
 	@echo "make demo          boot asi=on under memory pressure and show what ASI is doing"
 	@echo "make test          everything: builds, KUnit, guest tests in four boots; 'N passed, N failed'"
+	@echo "make test-distro   distro-like kernel (NUMA, hotplug, swap, hugetlbfs, modules, KASAN, ...): both modes"
 	@echo "make bench         asi=off vs asi_alloc=pageflag vs freelist: alloc/free rate, TLB flushes, stress-ng"
 
 deps:
@@ -55,9 +56,12 @@ demo: kernel
 test: kernel
 	@tests/run.sh
 
+test-distro: tree
+	@tests/run.sh distro
+
 bench: kernel
 	@bench/run.sh
 
 clean:
-	rm -rf build/out-asi build/out-noasi build/out-series-min-asi build/out-series-noasi \
-		build/series build/vm build/test build/bench
+	rm -rf build/out-asi build/out-noasi build/out-distro build/out-series-min-asi \
+		build/out-series-noasi build/series build/vm build/test build/test-distro build/bench

@@ -36,6 +36,13 @@ Violations, one per page unless said otherwise:
                                 pageflag: neither the page nor its compound
                                 head is PG_asi_nonsensitive and it is not
                                 PageReserved
+  reserved page in nonsensitive block
+                                (freelist) the direct map maps a PageReserved
+                                page of a nonsensitive block: memblock memory
+                                (initrd, swiotlb, firmware tables, boot-time
+                                huge pages) that nobody allocated as
+                                nonsensitive; only wholly free or page-allocator
+                                blocks may become nonsensitive
   page without struct page      the direct map maps a pfn with no memmap
   differs from unrestricted     (per leaf) the unrestricted tables map the
                                 leaf's range elsewhere or with other effective
@@ -45,6 +52,9 @@ Violations, one per page unless said otherwise:
   unreadable page table         (per table) a restricted table cannot be read
   nonsensitive block not mapped (freelist, per pageblock) not wholly mapped in
                                 the restricted direct map, each page to itself
+                                (a free page may be unmapped, as debug_pagealloc
+                                does; an allocated one if the unrestricted
+                                direct map lacks it too)
   nonsensitive page not mapped  (pageflag) PG_asi_nonsensitive (itself or its
                                 head), refcount > 0, not mapped to itself
 
@@ -77,7 +87,7 @@ from drgn.helpers.linux.list import list_for_each_entry
 
 from asi_drgn_common import (ENC, FREE_NS, FREE_PCP, LEVEL_NAMES, NX, PAGE_SHIFT, PAGE_SIZE,
                              PAT_4K, PCD, PRESENT, PTRS, PWT, RW, USER, Layout, MemMap, asi_pgd,
-                             attr_names, has, human, is_leaf, leaf_attrs, leaf_phys_base,
+                             attr_names, has, human, is_leaf, leaf_attrs, leaf_phys_base, lookup,
                              read_table, require_asi, restricted_spaces, run, system_ram, table_va)
 
 prog = globals()["prog"]
@@ -92,7 +102,8 @@ UNMAPPED = "not mapped unrestricted"
 BADTABLE = "unreadable page table"
 NS_BLOCK = "nonsensitive block not mapped"
 NS_PAGE = "nonsensitive page not mapped"
-KINDS = (FREE, IMAGE, SENS, NOPAGE, DIFF, UNMAPPED, BADTABLE, NS_BLOCK, NS_PAGE)
+RESV_NS = "reserved page in nonsensitive block"
+KINDS = (FREE, IMAGE, SENS, RESV_NS, NOPAGE, DIFF, UNMAPPED, BADTABLE, NS_BLOCK, NS_PAGE)
 UNITS = {DIFF: "leaf", UNMAPPED: "leaf", BADTABLE: "table", NS_BLOCK: "block"}
 PLURAL = {"leaf": "leaves"}
 
@@ -127,8 +138,10 @@ def verdict(mode, region, b):
     if b & FREE_BAD:
         return FREE
     if mode == "freelist":
-        if b & NONSENS or region == "percpu":
+        if region == "percpu":
             return OK
+        if b & NONSENS:
+            return RESV_NS if region == "direct map" and b & RESERVED else OK
     elif b & NONSENS or (b & RESERVED and region != "direct map"):
         return OK
     return EXEMPT if region == "direct map" and b & RESERVED else SENS
@@ -434,20 +447,32 @@ class Scan:
     # What must be mapped.
     def check_freelist_blocks(self):
         mm, state = self.mm, self.direct
-        blocks = 0
+        upgd = prog["init_mm"].pgd.value_()
+        blocks = both = 0
         for b, flags in enumerate(mm.block_flags()):
             if flags is None or not flags & mm.pb_ns:
                 continue
             blocks += 1
             first = b << mm.block_order
             last = min(first + mm.block_pages, mm.max_pfn)
-            if state[first:last].count(1) != last - first:
-                chunk = state[first:last]
+            chunk = state[first:last]
+            if chunk.count(1) == last - first:
+                continue
+            # A free page may be unmapped (debug_pagealloc unmaps free
+            # pages everywhere); an allocated one only if the unrestricted
+            # direct map lacks it too.
+            unmapped = [first + i for i, v in enumerate(chunk) if v == 0]
+            allocated = [pfn for pfn in unmapped if not self.free[pfn]]
+            missing = sum(1 for pfn in allocated if lookup(self.layout, upgd,
+                          self.layout.page_offset + (pfn << PAGE_SHIFT)) is not None)
+            both += len(unmapped) - missing
+            if missing or chunk.count(2):
                 self.add(NS_BLOCK, GLOBAL, self.layout.page_offset + (first << PAGE_SHIFT), first,
                          mm.block_pages << PAGE_SHIFT, "direct map", first,
-                         f"{chunk.count(0)} of {last - first} pages unmapped, "
+                         f"{missing} of {last - first} pages unmapped, "
                          f"{chunk.count(2)} mapped to another physical page")
         self.stats["nonsensitive blocks"] = blocks
+        self.stats["nonsensitive-block pages free or unmapped in both tables"] = both
 
     def check_pageflag_pages(self):
         mm, state = self.mm, self.direct

@@ -4,6 +4,8 @@
 #   noasi   - build-only: min + ASI compiled out; proves the generic stubs
 #             build (no drivers or debug info, so it is fast)
 #   min-asi - build-only: min + ASI and its KUnit tests (check-series.sh)
+#   distro  - asi + what a distribution kernel has (NUMA, hotplug, swap,
+#             hugetlbfs, modules, ...) and KASAN/DEBUG_PAGEALLOC (make test-distro)
 # OUT=dir builds elsewhere (e.g. to keep another build's output).
 # Fails, naming them, if options the fragments ask for did not survive.
 set -euo pipefail
@@ -14,7 +16,8 @@ case "$variant" in
 asi)     frags=(base debug asi) ;;
 noasi)   frags=(min noasi) ;;
 min-asi) frags=(min asi) ;;
-*) die "unknown kernel variant '$variant' (expected asi, noasi or min-asi)" ;;
+distro)  frags=(base debug asi distro) ;;
+*) die "unknown kernel variant '$variant' (expected asi, noasi, min-asi or distro)" ;;
 esac
 [ -f "$SRC/Makefile" ] || die "no kernel tree in $SRC: run 'make tree' first"
 
@@ -64,4 +67,7 @@ export CCACHE_BASEDIR=$BUILD CCACHE_NOHASHDIR=true
 cc=gcc
 command -v ccache >/dev/null && cc="ccache gcc"
 note "building $variant kernel in $out"
-make -C "$SRC" O="$out" -j"$(($(nproc) + 1))" CC="$cc" bzImage
+targets=(bzImage)
+# Module.symvers, for the out-of-tree test module (tests/module).
+[ "$variant" = distro ] && targets+=(modules)
+make -C "$SRC" O="$out" -j"$(($(nproc) + 1))" CC="$cc" "${targets[@]}"

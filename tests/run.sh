@@ -1,14 +1,29 @@
 #!/bin/bash
-# `make test`: build the ASI=n variant, then boot the test kernel four times
-# (asi=on with each page-allocator mode, asi=off, asi=bogus), run the KUnit
-# suites built into it (asi=on boots, parsed with the tree's kunit.py) and
-# tests/guest/ in each boot, and scan every console for splats. Ends with "N passed, N failed, N skipped";
-# exits non-zero on any failure.
+# `make test` (tests/run.sh): build the ASI=n variant, then boot the test
+# kernel four times (asi=on with each page-allocator mode, asi=off,
+# asi=bogus), run the KUnit suites built into it (asi=on boots, parsed with
+# the tree's kunit.py) and tests/guest/ in each boot, and scan every console
+# for splats.
+#
+# `make test-distro` (tests/run.sh distro): build the distro-like kernel
+# (scripts/kernel.sh distro: NUMA, hotplug, swap, hugetlbfs, modules, KASAN,
+# DEBUG_PAGEALLOC, ...) and the test module, and boot it in both allocator
+# modes on a two-node guest with a memory slot free and a balloon, running
+# tests/guest/ and tests/distro/ with the kernel's checkers on.
+#
+# Ends with "N passed, N failed, N skipped"; exits non-zero on any failure.
 set -uo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
 cd "$TOP" || exit 1
 
+suite=${1:-lean}
+case $suite in
+lean|distro) ;;
+*) die "tests/run.sh: unknown suite '$suite' (expected nothing or 'distro')" ;;
+esac
+
 runs=$BUILD/test
+[ "$suite" = distro ] && runs+=-distro
 rm -rf "$runs"
 mkdir -p "$runs"
 passed=0 failed=0 skipped=0
@@ -24,15 +39,51 @@ result() {	# ok|not ok|skip, name
 
 # The guest tests every boot must report, known here rather than trusted to
 # the guest: a runner that stops early cannot hide the tests it never ran.
-GUEST_TESTS=(tests/guest/test-*.sh)
+GUEST_DIRS=(tests/guest)
+VM_ARGS=()
+KERNEL=$BUILD/out-asi/arch/x86/boot/bzImage
+if [ "$suite" = distro ]; then
+	GUEST_DIRS+=(tests/distro)
+	KERNEL=$BUILD/out-distro/arch/x86/boot/bzImage
+	# Two nodes with memory and a CPU each (one socket each, or the
+	# scheduler warns that an LLC spans nodes), and a third, empty one for
+	# hot-added memory; free page reporting to the balloon. KASAN's shadow
+	# takes an eighth of the memory.
+	VM_ARGS=(--mem 1536M,slots=2,maxmem=4G --smp 2,sockets=2 --monitor --qemu "\
+-object memory-backend-ram,id=m0,size=768M -object memory-backend-ram,id=m1,size=768M \
+-numa node,nodeid=0,cpus=0,memdev=m0 -numa node,nodeid=1,cpus=1,memdev=m1 \
+-numa node,nodeid=2 -device virtio-balloon-pci,free-page-reporting=on")
+	DISTRO_APPEND="debug_pagealloc=on page_owner=on panic_on_warn=1 cma=64M zswap.enabled=1"
+fi
+GUEST_TESTS=()
+for d in "${GUEST_DIRS[@]}"; do GUEST_TESTS+=("$d"/test-*.sh); done
 
 SPLATS='WARNING:|BUG:|Oops|Kernel panic|KASAN|UBSAN|general protection fault|Call Trace:|possible (circular|recursive) locking|inconsistent lock state|suspicious RCU usage|blocked for more than'
 
-if scripts/kernel.sh noasi > "$runs/build-noasi.log" 2>&1; then
-	result ok "kernel builds with CONFIG_MITIGATION_ADDRESS_SPACE_ISOLATION=n"
+build() {	# variant, what it proves
+	if scripts/kernel.sh "$1" > "$runs/build-$1.log" 2>&1; then
+		result ok "$2"
+	else
+		tail -20 "$runs/build-$1.log"
+		result "not ok" "$2 (log: $runs/build-$1.log)"
+		return 1
+	fi
+}
+
+if [ "$suite" = lean ]; then
+	build noasi "kernel builds with CONFIG_MITIGATION_ADDRESS_SPACE_ISOLATION=n"
 else
-	tail -20 "$runs/build-noasi.log"
-	result "not ok" "kernel builds with CONFIG_MITIGATION_ADDRESS_SPACE_ISOLATION=n (log: $runs/build-noasi.log)"
+	# Booting a stale kernel would test something else: stop here.
+	if ! build distro "distro-like kernel builds"; then
+		echo "$passed passed, $failed failed, $skipped skipped"
+		exit 1
+	fi
+	if tests/module/build.sh "$BUILD/out-distro" > "$runs/build-module.log" 2>&1; then
+		result ok "test module builds"
+	else
+		cat "$runs/build-module.log"
+		result "not ok" "test module builds (tests/distro/test-module.sh will fail)"
+	fi
 fi
 
 kunit_results() {	# console log
@@ -60,9 +111,10 @@ kunit_results() {	# console log
 boot() {	# mode (on|off|invalid), kernel parameters, [asi_alloc mode]
 	local mode=$1 param=$2 alloc=${3:-} out=$runs/asi-$1${3:+-$3} rc
 	note "booting with $param"
-	vm/run.sh --out "$out" --timeout "${TEST_TIMEOUT:-900}" --append "$param" \
-		-- env ASI_EXPECT="$mode" ASI_ALLOC="$alloc" \
-		tests/guest/runner.sh > "$out.stdout" 2>&1
+	vm/run.sh --kernel "$KERNEL" "${VM_ARGS[@]}" --out "$out" \
+		--timeout "${TEST_TIMEOUT:-900}" --append "$param" \
+		-- env ASI_EXPECT="$mode" ASI_ALLOC="$alloc" TEST_SECONDS="${TEST_SECONDS:-300}" \
+		tests/guest/runner.sh "${GUEST_DIRS[@]/#/"$TOP"/}" > "$out.stdout" 2>&1
 	rc=$?
 	# The runner exits 0 (all passed) or 1 (some failed) after writing one
 	# line per test; anything else means it did not run them all.
@@ -97,10 +149,17 @@ boot() {	# mode (on|off|invalid), kernel parameters, [asi_alloc mode]
 	fi
 }
 
-boot on "asi=on asi_alloc=freelist" freelist
-boot on "asi=on asi_alloc=pageflag" pageflag
-boot off "asi=off kunit.enable=0"
-boot invalid "asi=bogus asi_alloc=bogus kunit.enable=0"
+if [ "$suite" = lean ]; then
+	boot on "asi=on asi_alloc=freelist" freelist
+	boot on "asi=on asi_alloc=pageflag" pageflag
+	boot off "asi=off kunit.enable=0"
+	boot invalid "asi=bogus asi_alloc=bogus kunit.enable=0"
+else
+	# Everything is slower under KASAN and debug_pagealloc.
+	: "${TEST_TIMEOUT:=2400}" "${TEST_SECONDS:=900}"
+	boot on "asi=on asi_alloc=freelist $DISTRO_APPEND" freelist
+	boot on "asi=on asi_alloc=pageflag $DISTRO_APPEND" pageflag
+fi
 
 echo "logs: $runs"
 echo "$passed passed, $failed failed, $skipped skipped"

@@ -8,6 +8,12 @@
 #     --out DIR       where console.log and status go (default: a new dir)
 #     --timeout SEC   kill the guest after SEC seconds (default 900)
 #     --mem SIZE      guest memory (default 1G)
+#     --smp SPEC      vCPUs and topology (default 2)
+#     --qemu ARGS     more QEMU arguments, split on white space (NUMA, devices)
+#     --monitor       let the guest run QEMU monitor commands: it writes one
+#                     HMP command to $ASI_OUT/monitor/<id>.req and gets the
+#                     reply in <id>.rsp (vm/monitor-relay.py), e.g. to hot-add
+#                     memory (tests/distro/lib.sh: hmp)
 #
 # Like bpf's vmtest.sh the status file starts out as a failure and only the
 # guest overwrites it: a guest that crashes or hangs never reads as a pass.
@@ -16,7 +22,7 @@ set -uo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
 
 kernel=$BUILD/out-asi/arch/x86/boot/bzImage
-append= out= timeout=900 mem=1G
+append= out= timeout=900 mem=1G smp=2 qemu_args= monitor=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift 2 ;;
@@ -24,6 +30,9 @@ while [ $# -gt 0 ]; do
 	--out) out=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--mem) mem=$2; shift 2 ;;
+	--smp) smp=$2; shift 2 ;;
+	--qemu) qemu_args=$2; shift 2 ;;
+	--monitor) monitor=1; shift ;;
 	--) shift; break ;;
 	-*) die "vm/run.sh: unknown option $1 (see the comment at the top of vm/run.sh)" ;;
 	*) break ;;
@@ -61,8 +70,20 @@ cmdline="console=ttyS0 root=/dev/root rootfstype=9p ro"
 cmdline+=" rootflags=trans=virtio,version=9p2000.L,msize=524288,cache=loose"
 cmdline+=" init=$TOP/vm/guest-init.sh panic=-1 oops=panic no_hash_pointers $append"
 
+extra=()
+[ -n "$qemu_args" ] && read -ra extra <<< "$qemu_args"
+relay=
+if [ -n "$monitor" ]; then
+	rm -rf "$out/monitor" "$out/qmp.sock"
+	mkdir -p "$out/monitor"
+	extra+=(-qmp "unix:$out/qmp.sock,server=on,wait=off")
+	python3 "$TOP/vm/monitor-relay.py" "$out/qmp.sock" "$out/monitor" \
+		2> "$out/monitor-relay.log" &
+	relay=$!
+fi
+
 timeout -k 10 "$timeout" qemu-system-x86_64 \
-	-accel tcg -cpu max -smp 2 -m "$mem" \
+	-accel tcg -cpu max -smp "$smp" -m "$mem" \
 	-nodefaults -no-reboot -display none \
 	-chardev stdio,id=con,signal=off,logfile="$out/console.log" -serial chardev:con \
 	-kernel "$kernel" -append "$cmdline" \
@@ -70,8 +91,10 @@ timeout -k 10 "$timeout" qemu-system-x86_64 \
 	-device virtio-9p-pci,fsdev=hostroot,mount_tag=/dev/root \
 	"${shares[@]}" \
 	-fsdev local,id=out,path="$out",security_model=none,multidevs=remap \
-	-device virtio-9p-pci,fsdev=out,mount_tag=asiout
+	-device virtio-9p-pci,fsdev=out,mount_tag=asiout \
+	"${extra[@]}"
 qemu_rc=$?
+[ -n "$relay" ] && kill "$relay" 2>/dev/null
 
 status=$(cat "$out/status" 2>/dev/null)
 if [ "$qemu_rc" = 124 ] || [ "$qemu_rc" = 137 ]; then
