@@ -44,7 +44,7 @@ for l in "${LAYERS[@]}"; do
 	dir=$TOP/patches-$l
 	mkdir -p "$dir"
 	rm -f "$dir"/*.patch
-	tgit format-patch -q --zero-commit --no-signature -o "$dir" "$prev..layer-$l" >/dev/null
+	tgit format-patch -q --zero-commit --abbrev=9 --no-signature -o "$dir" "$prev..layer-$l" >/dev/null
 	{
 		echo "# patches-$l: applied in this order by scripts/tree.sh (git am)"
 		(cd "$dir" && ls -1 -- *.patch 2>/dev/null || true)
