@@ -2,7 +2,7 @@
 # `make help` lists the targets.
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
-.PHONY: help deps tree export kernel kernel-noasi check-series run demo test test-distro bench clean
+.PHONY: help deps tree export kernel kernel-noasi check-series checkpatch run demo test test-distro bench clean
 
 KERNEL := build/out-asi/arch/x86/boot/bzImage
 APPEND ?=
@@ -19,6 +19,7 @@ help:
 	@echo "make kernel        build the test kernel (build/out-asi)"
 	@echo "make kernel-noasi  build the kernel with ASI compiled out (build/out-noasi)"
 	@echo "make check-series  build every patch, with and without ASI; names the first that fails"
+	@echo "make checkpatch    run the kernel's checkpatch.pl over every patch (ignored checks: scripts/checkpatch.sh)"
 	@echo "make run           boot it with asi=on; CMD='...' runs a command, APPEND='...' adds parameters"
 	@echo "make demo          boot asi=on under memory pressure and show what ASI is doing"
 	@echo "make test          everything: builds, KUnit, guest tests in four boots; 'N passed, N failed'"
@@ -42,6 +43,9 @@ kernel-noasi: tree
 
 check-series: tree
 	@scripts/check-series.sh
+
+checkpatch: tree
+	@scripts/checkpatch.sh
 
 run: kernel
 	@if [ -n "$$CMD" ]; then \

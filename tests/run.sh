@@ -71,6 +71,12 @@ build() {	# variant, what it proves
 }
 
 if [ "$suite" = lean ]; then
+	if scripts/checkpatch.sh > "$runs/checkpatch.log" 2>&1; then
+		result ok "every patch is checkpatch-clean"
+	else
+		tail -20 "$runs/checkpatch.log"
+		result "not ok" "every patch is checkpatch-clean (log: $runs/checkpatch.log)"
+	fi
 	build noasi "kernel builds with CONFIG_MITIGATION_ADDRESS_SPACE_ISOLATION=n"
 else
 	# Booting a stale kernel would test something else: stop here.
