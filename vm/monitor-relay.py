@@ -11,6 +11,7 @@ nothing inside the guest can reach it.
 """
 import json
 import os
+import select
 import socket
 import sys
 import time
@@ -42,6 +43,15 @@ class Qmp:
             self.buf += data
         line, self.buf = self.buf.split(b"\n", 1)
         return json.loads(line)
+
+    def closed(self, timeout):
+        """Wait up to timeout seconds; True once QEMU closed the socket."""
+        if select.select([self.sock], [], [], timeout)[0]:
+            data = self.sock.recv(65536)  # events, kept for recv()
+            if not data:
+                return True
+            self.buf += data
+        return False
 
     def call(self, cmd):
         self.sock.sendall(json.dumps(cmd).encode() + b"\n")
@@ -76,7 +86,9 @@ def main():
                     f.write(text)
                 os.rename(rsp + ".tmp", rsp)
                 os.unlink(req)
-            time.sleep(0.2)
+            # Idle: notice QEMU going away even when no request comes.
+            if qmp.closed(0.2):
+                break
     except (EOFError, ConnectionError):
         pass
 

@@ -74,12 +74,15 @@ extra=()
 [ -n "$qemu_args" ] && read -ra extra <<< "$qemu_args"
 relay=
 if [ -n "$monitor" ]; then
-	rm -rf "$out/monitor" "$out/qmp.sock"
+	rm -rf "$out/monitor"
 	mkdir -p "$out/monitor"
-	extra+=(-qmp "unix:$out/qmp.sock,server=on,wait=off")
-	python3 "$TOP/vm/monitor-relay.py" "$out/qmp.sock" "$out/monitor" \
+	# A socket path has at most 107 bytes: keep it short, whatever $out is.
+	qmpdir=$(mktemp -d /tmp/asi-qmp.XXXXXX) || die "cannot create a directory in /tmp for QEMU's monitor socket"
+	extra+=(-qmp "unix:$qmpdir/qmp.sock,server=on,wait=off")
+	python3 "$TOP/vm/monitor-relay.py" "$qmpdir/qmp.sock" "$out/monitor" \
 		2> "$out/monitor-relay.log" &
 	relay=$!
+	trap 'kill $relay 2>/dev/null; rm -rf "$qmpdir"' EXIT
 fi
 
 timeout -k 10 "$timeout" qemu-system-x86_64 \
@@ -94,7 +97,6 @@ timeout -k 10 "$timeout" qemu-system-x86_64 \
 	-device virtio-9p-pci,fsdev=out,mount_tag=asiout \
 	"${extra[@]}"
 qemu_rc=$?
-[ -n "$relay" ] && kill "$relay" 2>/dev/null
 
 status=$(cat "$out/status" 2>/dev/null)
 if [ "$qemu_rc" = 124 ] || [ "$qemu_rc" = 137 ]; then
