@@ -17,15 +17,18 @@ events=
 if [ "$ASI_EXPECT" = on ] && [ "$(cat /sys/kernel/mm/asi/alloc_mode)" = freelist ]; then
 	mountpoint -q $tr || mount -t tracefs nodev $tr || fail "cannot mount tracefs"
 	[ -d $tr/events/asi ] || fail "no asi trace events"
+	# Count before tracing starts and after it stops (and in-flight flips
+	# have finished), so that every traced flip is also counted.
+	flips0=$(stat asi_flip_nonsensitive)
 	echo 1 > $tr/events/asi/enable || fail "cannot enable the asi trace events"
 	events=1
-	flips0=$(stat asi_flip_nonsensitive)
 fi
 
 "$top/stress/mem-pressure.sh" "${STRESS_SECONDS:-15}" || fail "stress-ng exited with $?"
 
 if [ -n "$events" ]; then
 	echo 0 > $tr/events/asi/enable
+	sleep 1
 	flips=$(( $(stat asi_flip_nonsensitive) - flips0 ))
 	traced=$(grep -c 'asi_flip: .*to=nonsensitive' $tr/trace)
 	echo "flips to nonsensitive during stress: $flips counted, $traced traced"
