@@ -531,10 +531,19 @@ class MemMap:
         """pfns of the struct pages on the list at address head, linked
         through buddy_list (pcp_list too), following raw pointers."""
         off = self.off["buddy_list"]
-        out, p = [], self.prog.read_u64(head)
-        while p != head and len(out) < cap:
-            out.append(self.pfn_of_page(p - off))
-            p = self.prog.read_u64(p)
+        # The kernel runs on: a page leaving the list meanwhile can leave a
+        # stale pointer (NULL, poison). Read the list again, and after three
+        # tries settle for what was read.
+        for _ in range(3):
+            out = []
+            try:
+                p = self.prog.read_u64(head)
+                while p != head and len(out) < cap:
+                    out.append(self.pfn_of_page(p - off))
+                    p = self.prog.read_u64(p)
+                return out
+            except FaultError:
+                continue
         return out
 
     def free_state(self):
