@@ -466,18 +466,17 @@ class Scan:
             # Pages are reported one by one, so that only a page found
             # wrong by both scans counts, not a block with a different
             # page caught mid-allocation each time.
-            va = self.layout.page_offset
             for i, v in enumerate(chunk):
                 pfn = first + i
+                va = self.layout.page_offset + (pfn << PAGE_SHIFT)
                 if v == 2:
-                    self.add(NS_BLOCK, GLOBAL, va + (pfn << PAGE_SHIFT), pfn, PAGE_SIZE,
-                             "direct map", pfn, "mapped to another physical page")
+                    self.add(NS_BLOCK, GLOBAL, va, pfn, PAGE_SIZE, "direct map", pfn,
+                             "mapped to another physical page")
                 elif v == 1 or self.free[pfn]:
                     both += v == 0
-                elif (lookup(self.layout, upgd, va + (pfn << PAGE_SHIFT)) is not None and
-                      lookup(self.layout, gpgd, va + (pfn << PAGE_SHIFT)) is None):
-                    self.add(NS_BLOCK, GLOBAL, va + (pfn << PAGE_SHIFT), pfn, PAGE_SIZE,
-                             "direct map", pfn)
+                elif (lookup(self.layout, upgd, va) is not None and
+                      lookup(self.layout, gpgd, va) is None):
+                    self.add(NS_BLOCK, GLOBAL, va, pfn, PAGE_SIZE, "direct map", pfn)
                 else:
                     both += 1
         self.stats["nonsensitive blocks"] = blocks
