@@ -2,7 +2,7 @@
 # `make help` lists the targets.
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
-.PHONY: help deps tree export kernel kernel-noasi check-series checkpatch run demo test test-distro bench clean
+.PHONY: help deps tree export autosquash kernel kernel-noasi check-series checkpatch run demo test test-distro bench clean
 
 KERNEL := build/out-asi/arch/x86/boot/bzImage
 APPEND ?=
@@ -16,6 +16,7 @@ help:
 	@echo "make deps          install the Debian packages the project uses (apt)"
 	@echo "make tree          extract linux-source-6.12 into build/linux and apply patches-*/"
 	@echo "make export        write build/linux's commits back to patches-*/ (LAYER=<name> for new ones)"
+	@echo "make autosquash    fold build/linux's 'fixup! <subject>' commits into the patches they fix"
 	@echo "make kernel        build the test kernel (build/out-asi)"
 	@echo "make kernel-noasi  build the kernel with ASI compiled out (build/out-noasi)"
 	@echo "make check-series  build every patch, with and without ASI; names the first that fails"
@@ -34,6 +35,9 @@ tree: deps
 
 export:
 	@scripts/export.sh
+
+autosquash:
+	@scripts/autosquash.sh
 
 kernel: tree
 	@scripts/kernel.sh asi
