@@ -7,6 +7,16 @@
 # leaf maps it and its pageblocks are sensitive again; then it is removed.
 . ./lib.sh
 [ "$ASI_EXPECT" = on ] || exit 77
+# What the kernel caches on node 2 goes back: slab objects freed after an
+# RCU grace period (inodes), and the per-CPU slabs of node 2 that the bound
+# process left behind, which other tasks on those CPUs would fill (a slab page
+# with one live object keeps its block from going offline).
+give_back_caches() {
+	local f
+	sync; echo 3 > /proc/sys/vm/drop_caches
+	sleep 0.5
+	for f in /sys/kernel/slab/*/shrink; do echo 1 > "$f"; done 2>/dev/null
+}
 mb=/sys/devices/system/memory
 before=$(ls -d $mb/memory* | wc -l)
 
@@ -45,6 +55,7 @@ echo 0 > $g
 
 # Page tables and slab of a process bound to node 2 (MPOL_BIND).
 /usr/bin/python3 "$top/tests/distro/bind_and_touch.py" 2 || fail "bind_and_touch failed"
+give_back_caches
 # New memory starts sensitive: free nonsensitive pages on node 2 come from
 # flips there (the freed page tables went back to their blocks).
 ns=$(awk '$1 == "nr_free_nonsensitive" { print $2 }' /sys/devices/system/node/node2/vmstat)
@@ -59,10 +70,10 @@ check_clean "with the hot-added memory online"
 reverse=()
 for ((i = ${#blocks[@]} - 1; i >= 0; i--)); do reverse+=("${blocks[i]}"); done
 offline_all() {
-	sync; echo 3 > /proc/sys/vm/drop_caches
-	for f in /sys/kernel/slab/*/shrink; do echo 1 > "$f"; done 2>/dev/null
+	local m i
 	for m in "${reverse[@]}"; do
-		for ((i = 0; i < 5; i++)); do
+		for ((i = 0; i < 8; i++)); do
+			give_back_caches
 			echo offline > "$m/state" 2>/dev/null && break
 			sleep 1
 		done
