@@ -28,7 +28,8 @@ if [ "${1:-}" = --retag ]; then
 fi
 [ -z "$(tgit status --porcelain --untracked-files=no)" ] ||
 	die "build/linux has uncommitted changes: commit them as fixups first"
-tgit log --format=%s base..HEAD | grep -q '^fixup! ' || die "no fixup! commits to fold"
+subjects() { tgit log --format=%s base..HEAD; }
+[ "$(subjects | grep -c '^fixup! ')" -gt 0 ] || die "no fixup! commits to fold"
 
 before=$(tgit rev-parse HEAD)
 stamps=$(mktemp)
@@ -43,7 +44,7 @@ done > "$stamps"
 GIT_SEQUENCE_EDITOR=true tgit rebase -q -i --autosquash base ||
 	die "the rebase stopped (conflict?): resolve it in $SRC and 'git rebase --continue', then scripts/autosquash.sh --retag; or 'git rebase --abort'"
 [ -z "$(tgit diff "$before" HEAD)" ] || die "folding changed the tree: compare $before with HEAD"
-tgit log --format=%s base..HEAD | grep -q '^fixup! ' && die "a fixup! matched no patch subject"
+[ "$(subjects | grep -c '^fixup! ')" = 0 ] || die "a fixup! matched no patch subject"
 
 while read -r f blob mtime; do
 	if [ "$(tgit rev-parse "HEAD:$f" 2>/dev/null)" = "$blob" ]; then

@@ -11,6 +11,8 @@ set -euo pipefail
 for l in "${LAYERS[@]}"; do
 	tgit rev-parse -q --verify "layer-$l" >/dev/null || die "tag layer-$l missing in build/linux: run 'make tree'"
 done
+[ "$(tgit log --format=%s base..HEAD | grep -c '^fixup! ')" = 0 ] ||
+	die "build/linux has fixup! commits: fold them first (make autosquash)"
 
 if [ -n "$(tgit rev-list layer-slab..HEAD)" ]; then
 	target=${LAYER:-}
