@@ -72,4 +72,4 @@ bench: kernel
 
 clean:
 	rm -rf build/out-asi build/out-noasi build/out-distro build/out-series-min-asi \
-		build/out-series-noasi build/series build/vm build/test build/test-distro build/bench
+		build/out-series-noasi build/series build/series-tree build/vm build/test build/test-distro build/bench
