@@ -19,6 +19,11 @@ give_back_caches() {
 }
 mb=/sys/devices/system/memory
 before=$(ls -d $mb/memory* | wc -l)
+# Nodes 0 and 1 with room to spare, so that what the kernel allocates while
+# the new memory comes online stays there rather than falling back to node 2
+# (an unmovable page in each GiB of it leaves no room for a gigantic page).
+give_back_caches
+echo 1 > /proc/sys/vm/compact_memory
 
 hmp "object_add memory-backend-ram,id=hp0,size=2G"
 hmp "device_add pc-dimm,id=dimm0,memdev=hp0,node=2"
@@ -50,7 +55,11 @@ done
 # first sections hold the page_ext of the later ones, hence 2 GiB).
 g=/sys/devices/system/node/node2/hugepages/hugepages-1048576kB/nr_hugepages
 echo 1 > $g
-[ "$(cat $g)" = 1 ] || fail "no gigantic page from the hot-added memory"
+if [ "$(cat $g)" != 1 ]; then
+	grep 'Node 2' /proc/buddyinfo
+	grep -E 'MemFree|MemUsed' /sys/devices/system/node/node{0,1,2}/meminfo
+	fail "no gigantic page from the hot-added memory"
+fi
 echo 0 > $g
 
 # Page tables and slab of a process bound to node 2 (MPOL_BIND).
