@@ -11,14 +11,8 @@
 # RCU grace period (inodes), and the per-CPU slabs of node 2 that the bound
 # process left behind, which other tasks on those CPUs would fill (a slab page
 # with one live object keeps its block from going offline).
-# Lazily freed vmap areas go too: KASAN's shadow of each block is vmalloc()ed
-# at online time with its vmap_area on node 2, in an earlier block, and the
-# struct is freed only at the next purge, which set_memory_*() forces (the
-# test module's load and unload).
-ko=${vmlinux%/vmlinux}/asi-test-module/asi_test_mod.ko
 give_back_caches() {
 	local f
-	if [ -f "$ko" ] && insmod "$ko" 2>/dev/null; then rmmod asi_test_mod; fi
 	sync; echo 3 > /proc/sys/vm/drop_caches
 	sleep 0.5
 	for f in /sys/kernel/slab/*/shrink; do echo 1 > "$f"; done 2>/dev/null
