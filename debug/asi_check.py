@@ -28,7 +28,9 @@ Violations, one per page unless said otherwise:
   freed image page mapped       an image page that is not PageReserved: init
                                 memory, the .brk tail, __smp_locks and section
                                 gaps go to the page allocator
-  sensitive page mapped         freelist: the page's pageblock is sensitive
+  sensitive page mapped         a zsmalloc page (compressed user memory of
+                                zram and zswap), whatever its block or flag;
+                                freelist: the page's pageblock is sensitive
                                 (exempt: the percpu first chunk itself, and
                                 PageReserved pages through the direct map,
                                 which are counted; a first-chunk page reached
@@ -198,6 +200,7 @@ class Scan:
         self.aliases = 0          # first-chunk percpu pages reached elsewhere (IRQ stacks)
         self.direct = bytearray(self.mm.max_pfn)   # 1: mapped to itself, 2: elsewhere
         self.stats = {}
+        self.list_of = {}         # buddy head pfn -> MemMap.buddy_list_of()
         self.spaces = []
         lo = layout
         self.bounds = sorted({x for r in ([lo.image, lo.modules, (lo.vmalloc, lo.vmalloc_end),
@@ -381,6 +384,13 @@ class Scan:
         for pfn in self.pt_pfns:
             if 0 <= pfn < n:
                 info[pfn] |= PGTABLE
+        # zsmalloc pages hold compressed user memory (zram, zswap): sensitive
+        # whatever their block or flag says.
+        shift = (mm.off["page_type"] % 8) * 8 + 24
+        for base, count in mm.sections():
+            types = mm.column(base, "page_type")
+            for i in [i for i, w in enumerate(types) if (w >> shift) & 0xff == mm.pgty_zsmalloc]:
+                info[base + i] &= ~NONSENS
         set_percpu = bytes(b | PERCPU for b in range(256))
         for start, end in self.layout.percpu:
             first = max(0, (start - self.layout.page_offset) >> PAGE_SHIFT)
@@ -443,6 +453,45 @@ class Scan:
                     if code > EXEMPT:
                         self.add(KINDS[code - 2], space, pva + (j << PAGE_SHIFT), pfn + j,
                                  PAGE_SIZE, preg, pfn + j)
+
+    def buddy_head(self, pfn):
+        """pfn of the free buddy block that pfn is in, or None."""
+        mm = self.mm
+        for order in range(mm.block_order + 8):
+            head = pfn & ~((1 << order) - 1)
+            if mm.valid(head) and mm.is_buddy(head) and mm.field(head, "private") >= order:
+                return head
+        return None
+
+    def confirm_free_lists(self, verdicts):
+        """A mapped free page of a nonsensitive block that the walk of the
+        nonsensitive lists did not meet. Under stress the whole-list walks
+        lose their way (the kernel edits the lists under them) and a hot
+        page is free in the memmap snapshot but allocated by the walk, so
+        such a page counts only on positive evidence: following its own
+        links to its list's head (MemMap.buddy_list_of()) ends on a
+        sensitive list. On a nonsensitive list, no longer free, or not
+        followable, it is not counted (each case is reported). A free page
+        that would be a violation on any list (its block is sensitive) is
+        not looked at here and stays."""
+        found = {"on a nonsensitive list": 0, "no longer free or not followable": 0}
+        for key in [k for k in self.found if k[0] == KINDS.index(FREE)]:
+            _, region, pfn, _ = self.found[key]
+            if self.free[pfn] & (FREE_PCP | FREE_NS):
+                continue
+            if verdicts[region][(self.info[pfn] & ~FREE_BAD) | FREE_OK] != OK:
+                continue        # a violation on any list
+            head = self.buddy_head(pfn)
+            if head not in self.list_of:
+                self.list_of[head] = None if head is None else self.mm.buddy_list_of(head)
+            where = self.list_of[head]
+            if where is None or where[3] == 1:
+                del self.found[key]
+                found["on a nonsensitive list" if where else
+                      "no longer free or not followable"] += 1
+        for what, n in found.items():
+            if n:
+                self.stats[f"free pages of nonsensitive blocks the list walk missed, {what}"] = n
 
     # What must be mapped.
     def check_freelist_blocks(self):
@@ -518,6 +567,8 @@ class Scan:
         self.build_info(ram)
         self.check_pages(verdicts)
         if self.mode == "freelist":
+            self.confirm_free_lists(verdicts)
+        if self.mode == "freelist":
             self.check_freelist_blocks()
         else:
             self.check_pageflag_pages()
@@ -553,12 +604,20 @@ class Describer:
         ns = "nonsensitive" if code & FREE_NS else "sensitive"
         if code & FREE_PCP:
             return f", free on a {ns} per-CPU list"
-        mm = self.mm
-        for order in range(32):
-            head = pfn & ~((1 << order) - 1)
-            if mm.valid(head) and mm.is_buddy(head) and mm.field(head, "private") >= order:
-                return f", free in buddy {head:#x} order {mm.field(head, 'private')} ({ns} list)"
-        return f", free ({ns} list)"
+        mm, scan = self.mm, self.scan
+        head = scan.buddy_head(pfn)
+        if head is None:
+            return f", free ({ns} list)"
+        text = f", free in buddy {head:#x} order {mm.field(head, 'private')}"
+        if code & FREE_NS or head not in scan.list_of:
+            return text + f" ({ns} list)"
+        where = scan.list_of[head]
+        if where is None:
+            return text + " (not on a nonsensitive list; its own list not found)"
+        zone, order, mt, s = where
+        mt_name = mm.mt_names[mt] if mt < len(mm.mt_names) else f"type {mt}"
+        return (text + f" (on the {'nonsensitive' if s else 'sensitive'} {mt_name} "
+                f"order-{order} list of {zone})")
 
     def page(self, pfn):
         mm = self.mm

@@ -410,6 +410,8 @@ class MemMap:
             if has(prog, "PG_asi_nonsensitive") else 0
         self.nr_pageflags = prog["__NR_PAGEFLAGS"].value_()
         self.pgty_buddy = prog["PGTY_buddy"].value_() if has(prog, "PGTY_buddy") else 0xf0
+        self.pgty_zsmalloc = (prog["PGTY_zsmalloc"].value_() if has(prog, "PGTY_zsmalloc")
+                              else 0xf6)
 
         ms = prog["mem_section"]
         self.extreme = ms.type_.kind == TypeKind.POINTER
@@ -527,24 +529,97 @@ class MemMap:
         return (addr - self.vmemmap) // self.page_size
 
     # Free pages.
-    def list_pfns(self, head, cap=1 << 20):
+    def list_pfns(self, head, cap=1 << 20, pcp=False):
         """pfns of the struct pages on the list at address head, linked
-        through buddy_list (pcp_list too), following raw pointers."""
+        through buddy_list (pcp_list with pcp=True), following raw pointers;
+        each page must look free now (PageBuddy; on a per-CPU list,
+        refcount 0)."""
         off = self.off["buddy_list"]
+        others = self.list_heads().keys() - {head}
+        field = self.off["_refcount" if pcp else "page_type"]
+        word, shift = field - field % 8, (field % 8) * 8
+
+        def looks_free(page):
+            v = self.prog.read_u64(page + word) >> shift
+            return v & 0xffffffff == 0 if pcp else (v >> 24) & 0xff == self.pgty_buddy
+
         # The kernel runs on: a page leaving the list meanwhile can leave a
-        # stale pointer (NULL, poison). Read the list again, and after three
-        # tries settle for what was read.
+        # stale pointer (NULL, poison) or lead into the list it moved to
+        # (another free list's head, or an allocated page's list, round
+        # which the walk would go for ever). Read the list again, and after
+        # three tries settle for what was read up to there.
         for _ in range(3):
             out = []
             try:
                 p = self.prog.read_u64(head)
-                while p != head and len(out) < cap:
+                while p != head and p not in others and len(out) < cap:
+                    if not looks_free(p - off):
+                        break
                     out.append(self.pfn_of_page(p - off))
                     p = self.prog.read_u64(p)
-                return out
+                if p == head:
+                    return out
             except FaultError:
                 continue
         return out
+
+    def list_heads(self):
+        """{address of a buddy free-list head: (zone, order, migratetype,
+        sensitivity index)}, for every populated zone."""
+        if getattr(self, "_heads", None) is None:
+            self._heads = {}
+            free_list = self.prog.type("struct free_area").member("free_list").type
+            nr_mt, nr_sens = free_list.length, free_list.type.length
+            for zone in zones(self.prog):
+                name = f"node {zone.zone_pgdat.node_id.value_()} {zone.name.string_().decode()}"
+                for order in range(zone.free_area.type_.length):
+                    for mt in range(nr_mt):
+                        for s in range(nr_sens if nr_sens > 1 else 0):
+                            head = zone.free_area[order].free_list[mt][s].address_
+                            self._heads[head] = (name, order, mt, s)
+        return self._heads
+
+    def buddy_list_of(self, pfn, cap=1 << 16):
+        """(zone, order, migratetype, sensitivity index) of the free list
+        that the free buddy block headed by pfn is on, found by following
+        its list from the page itself to the list's head; None when it is
+        no longer a free buddy block or the list cannot be followed. A whole
+        list walk (free_state()) can lose its way while the kernel edits the
+        list; one page's own links, read a moment apart twice with the same
+        answer, settle it."""
+        heads, off = self.list_heads(), self.off["buddy_list"]
+        page = self.vmemmap + pfn * self.page_size
+        pgty = self.off["page_type"]
+        shift = (pgty % 8) * 8 + 24
+
+        def live_order():
+            """The block's order now (not the section snapshot), or None."""
+            if (self.prog.read_u64(page + pgty - pgty % 8) >> shift) & 0xff != self.pgty_buddy:
+                return None
+            return self.prog.read_u64(page + self.off["private"])
+
+        answers = []
+        for _ in range(4):
+            try:
+                order = live_order()
+                if order is None:
+                    return None
+                start = page + off
+                p, steps = self.prog.read_u64(start), 0
+                while p not in heads and p != start and steps < cap:
+                    p, steps = self.prog.read_u64(p), steps + 1
+                if steps >= cap:
+                    return None     # lost (round a per-CPU list, say)
+                if live_order() != order:
+                    continue
+            except FaultError:
+                continue
+            where = heads.get(p)
+            if where is not None and where[1] == order:
+                answers.append(where)
+                if len(answers) >= 2 and answers[-1] == answers[-2]:
+                    return where
+        return None
 
     def free_state(self):
         """bytearray, one byte per pfn below max_pfn: 0 when the page is not
@@ -592,7 +667,7 @@ class MemMap:
                 # pindex_to_order(): the lists past the low orders are THP's.
                 order = i // pcptypes if i < low else self.block_order
                 mark = FREE_PCP | (FREE_NS if pindex // per_sens else 0)
-                for pfn in self.list_pfns(base + 16 * pindex, cap=1 << 16):
+                for pfn in self.list_pfns(base + 16 * pindex, cap=1 << 16, pcp=True):
                     end = min(pfn + (1 << order), self.max_pfn)
                     if 0 <= pfn < end:
                         out[pfn:end] = bytes((mark,)) * (end - pfn)

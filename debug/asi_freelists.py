@@ -33,16 +33,6 @@ prog = globals()["prog"]
 LIST_CAP = 100000   # entries counted per list, as /proc/pagetypeinfo caps
 
 
-def list_pfns(mm, head, cap=LIST_CAP):
-    """pfns of the struct pages on the list at head, following raw pointers."""
-    off = mm.off["buddy_list"]
-    out, p = [], prog.read_u64(head)
-    while p != head and len(out) < cap:
-        out.append(mm.pfn_of_page(p - off))
-        p = prog.read_u64(p)
-    return out
-
-
 def cmd_lists(mm, mode, args):
     free_list = prog.type("struct free_area").member("free_list").type
     nr_mt, nr_sens = free_list.length, free_list.type.length
@@ -60,7 +50,7 @@ def cmd_lists(mm, mode, args):
                 row = []
                 for order in range(orders):
                     head = zone.free_area[order].free_list[mt][sens].address_of_().value_()
-                    pfns = list_pfns(mm, head)
+                    pfns = mm.list_pfns(head, cap=LIST_CAP)
                     row.append(len(pfns))
                     pages[sens] += len(pfns) << order
                     for pfn in pfns:

@@ -10,7 +10,10 @@
 [ "$ASI_EXPECT" = invalid ] && exit 77
 "$top/stress/mem-pressure.sh" 600 > /tmp/stress.log 2>&1 &
 stress=$!
-trap 'kill $stress 2>/dev/null; wait $stress 2>/dev/null' EXIT
+swapper=
+# On a failure too: no process, swap device or cgroup left to the next test.
+trap 'kill $stress $swapper 2>/dev/null; wait 2>/dev/null
+	swapoff /dev/zram0 2>/dev/null; rmdir /sys/fs/cgroup/swaptest 2>/dev/null' EXIT
 
 echo "--- NUMA"
 for n in 0 1; do
@@ -82,14 +85,36 @@ mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup
 echo +memory > /sys/fs/cgroup/cgroup.subtree_control || fail "no memory controller"
 mkdir -p /sys/fs/cgroup/swaptest
 echo 32M > /sys/fs/cgroup/swaptest/memory.max || fail "cannot limit the cgroup"
-bash -c 'echo $$ > /sys/fs/cgroup/swaptest/cgroup.procs &&
-	exec stress-ng --temp-path /tmp --vm 1 --vm-bytes 96M --vm-keep --timeout 15s --metrics-brief' ||
-	fail "stress-ng in the 32 MiB cgroup failed"
-grep -E '^(pswpout|zswpout|zswpin|pswpin) ' /proc/vmstat
+# 96 MiB of anonymous memory, distinct in every page, written in a 32 MiB
+# cgroup and then held: most of it waits compressed in zswap's and zram's
+# zsmalloc pages while the checker runs (they are user data: sensitive).
+bash -c 'echo $$ > /sys/fs/cgroup/swaptest/cgroup.procs && exec /usr/bin/python3 -c "
+import mmap, time
+n = 96 << 20
+m = mmap.mmap(-1, n, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+for off in range(0, n, 4096):
+    m[off:off + 16] = off.to_bytes(8, \"little\") * 2
+print(\"96 MiB written\", flush=True)
+time.sleep(600)
+"' > /tmp/swapper.log 2>&1 &
+swapper=$!
+for ((i = 0; i < 120; i++)); do
+	grep -q written /tmp/swapper.log && break
+	kill -0 $swapper 2>/dev/null || break
+	sleep 1
+done
+grep -q written /tmp/swapper.log || fail "the process in the 32 MiB cgroup did not write its memory"
+grep -E '^(pswpout|zswpout|zswpin|pswpin|nr_zspages) ' /proc/vmstat
 # This cgroup's own count: the background stress swaps too.
 out=$(awk '$1 == "zswpout" { print $2 }' /sys/fs/cgroup/swaptest/memory.stat)
 echo "zswpout in the 32 MiB cgroup: ${out:-absent}"
 [ "${out:-0}" -gt 0 ] || fail "nothing of the cgroup went out to zswap"
+zs=$(awk '$1 == "zswap" { print $2 }' /sys/fs/cgroup/swaptest/memory.stat)
+[ "${zs:-0}" -gt 0 ] || fail "none of the cgroup's memory is in zswap now (zswap ${zs:-absent} bytes)"
+kill -0 $swapper 2>/dev/null || fail "the process holding the swapped memory is gone"
+check_clean "with user memory compressed in zswap ($zs bytes of the cgroup's)"
+kill $swapper; wait $swapper 2>/dev/null
+swapper=
 swapoff /dev/zram0 || fail "swapoff failed"
 rmdir /sys/fs/cgroup/swaptest
 
