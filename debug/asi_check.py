@@ -568,7 +568,6 @@ class Scan:
         self.check_pages(verdicts)
         if self.mode == "freelist":
             self.confirm_free_lists(verdicts)
-        if self.mode == "freelist":
             self.check_freelist_blocks()
         else:
             self.check_pageflag_pages()
@@ -609,11 +608,9 @@ class Describer:
         if head is None:
             return f", free ({ns} list)"
         text = f", free in buddy {head:#x} order {mm.field(head, 'private')}"
-        if code & FREE_NS or head not in scan.list_of:
-            return text + f" ({ns} list)"
-        where = scan.list_of[head]
+        where = None if code & FREE_NS else scan.list_of.get(head)
         if where is None:
-            return text + " (not on a nonsensitive list; its own list not found)"
+            return text + f" ({ns} list)"
         zone, order, mt, s = where
         mt_name = mm.mt_names[mt] if mt < len(mm.mt_names) else f"type {mt}"
         return (text + f" (on the {'nonsensitive' if s else 'sensitive'} {mt_name} "
