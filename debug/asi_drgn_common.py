@@ -438,6 +438,13 @@ class MemMap:
             self._sections[nr] = s
         return self._sections[nr]
 
+    def online(self, pfn):
+        """Whether pfn's section is online (offline memory keeps a memmap,
+        poisoned, until it is removed)."""
+        s = self.section(pfn >> self.section_shift)
+        bit = 1 << self.prog["SECTION_IS_ONLINE_BIT"].value_()
+        return s is not None and bool(s.section_mem_map.value_() & bit)
+
     def valid(self, pfn):
         return 0 <= pfn < self.max_pfn and self.section(pfn >> self.section_shift) is not None
 

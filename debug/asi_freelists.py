@@ -131,6 +131,10 @@ def cmd_pfn(mm, mode, args):
     for pfn in pfns:
         zname = next((n for (s, e), n in zone_of.items() if s <= pfn < e), "none")
         print(f"pfn {pfn:#x} (phys {pfn << PAGE_SHIFT:#x}, zone {zname})")
+        if not mm.online(pfn):
+            print("  section: offline (its memmap is poisoned)")
+            print_block_and_mapping(mm, blocks, layout, pgd, pfn)
+            continue
         print(f"  flags: {mm.flag_names(mm.field(pfn, 'flags'))}")
         print(f"  refcount: {mm.field(pfn, '_refcount')}")
         head = mm.head_pfn(pfn)
@@ -147,20 +151,26 @@ def cmd_pfn(mm, mode, args):
             print("  free: no (allocated)")
         else:
             print("  free: no buddy, refcount 0 (a tail page, on a per-cpu list or being freed)")
-        first = pfn & ~(mm.block_pages - 1)
-        flags = blocks[pfn >> mm.block_order]
-        mt = flags & mm.mt_mask
-        mt_name = mm.mt_names[mt] if mt < len(mm.mt_names) else f"type {mt}"
-        sens = "nonsensitive" if flags & mm.pb_ns else "sensitive"
-        print(f"  pageblock {first:#x}-{first + mm.block_pages - 1:#x}: {mt_name}, {sens}")
         if mm.pg_asi:
             own = "yes" if mm.field(pfn, "flags") & mm.pg_asi else "no"
             line = f"  PG_asi_nonsensitive: {own}"
             if head != pfn:
                 line += f" (head {'yes' if mm.field(head, 'flags') & mm.pg_asi else 'no'})"
             print(line)
-        va = layout.page_offset + (pfn << PAGE_SHIFT)
-        print(f"  restricted: {describe(layout, pgd, va)}")
+        print_block_and_mapping(mm, blocks, layout, pgd, pfn)
+
+
+def print_block_and_mapping(mm, blocks, layout, pgd, pfn):
+    """The pfn's pageblock (migratetype, sensitivity) and its restricted
+    direct-map entry."""
+    first = pfn & ~(mm.block_pages - 1)
+    flags = blocks[pfn >> mm.block_order]
+    mt = flags & mm.mt_mask
+    mt_name = mm.mt_names[mt] if mt < len(mm.mt_names) else f"type {mt}"
+    sens = "nonsensitive" if flags & mm.pb_ns else "sensitive"
+    print(f"  pageblock {first:#x}-{first + mm.block_pages - 1:#x}: {mt_name}, {sens}")
+    va = layout.page_offset + (pfn << PAGE_SHIFT)
+    print(f"  restricted: {describe(layout, pgd, va)}")
 
 
 def main(argv):
