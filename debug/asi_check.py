@@ -454,15 +454,6 @@ class Scan:
                         self.add(KINDS[code - 2], space, pva + (j << PAGE_SHIFT), pfn + j,
                                  PAGE_SIZE, preg, pfn + j)
 
-    def buddy_head(self, pfn):
-        """pfn of the free buddy block that pfn is in, or None."""
-        mm = self.mm
-        for order in range(mm.block_order + 8):
-            head = pfn & ~((1 << order) - 1)
-            if mm.valid(head) and mm.is_buddy(head) and mm.field(head, "private") >= order:
-                return head
-        return None
-
     def confirm_free_lists(self, verdicts):
         """A mapped free page of a nonsensitive block that the walk of the
         nonsensitive lists did not meet. Under stress the whole-list walks
@@ -481,7 +472,7 @@ class Scan:
                 continue
             if verdicts[region][(self.info[pfn] & ~FREE_BAD) | FREE_OK] != OK:
                 continue        # a violation on any list
-            head = self.buddy_head(pfn)
+            head = (self.mm.buddy_of(pfn) or (None,))[0]
             if head not in self.list_of:
                 self.list_of[head] = None if head is None else self.mm.buddy_list_of(head)
             where = self.list_of[head]
@@ -604,10 +595,11 @@ class Describer:
         if code & FREE_PCP:
             return f", free on a {ns} per-CPU list"
         mm, scan = self.mm, self.scan
-        head = scan.buddy_head(pfn)
-        if head is None:
+        buddy = mm.buddy_of(pfn)
+        if buddy is None:
             return f", free ({ns} list)"
-        text = f", free in buddy {head:#x} order {mm.field(head, 'private')}"
+        head, order = buddy
+        text = f", free in buddy {head:#x} order {order}"
         where = None if code & FREE_NS else scan.list_of.get(head)
         if where is None:
             return text + f" ({ns} list)"

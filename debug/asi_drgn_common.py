@@ -532,6 +532,15 @@ class MemMap:
     def is_buddy(self, pfn):
         return self.field(pfn, "page_type") >> 24 == self.pgty_buddy
 
+    def buddy_of(self, pfn):
+        """(head pfn, order) of the free buddy block holding pfn (in the
+        memmap snapshot), or None."""
+        for order in range(self.block_order + 8):
+            head = pfn & ~((1 << order) - 1)
+            if self.valid(head) and self.is_buddy(head) and self.field(head, "private") >= order:
+                return head, self.field(head, "private")
+        return None
+
     def pfn_of_page(self, addr):
         return (addr - self.vmemmap) // self.page_size
 

@@ -107,15 +107,6 @@ def parse_pfn(text):
         sys.exit(f"asi_freelists: '{text}' is not a pfn or phys:<address>")
 
 
-def buddy_of(mm, pfn, orders):
-    """(head pfn, order) of the free buddy page holding pfn, or None."""
-    for order in range(orders):
-        head = pfn & ~((1 << order) - 1)
-        if mm.valid(head) and mm.is_buddy(head) and mm.field(head, "private") >= order:
-            return head, mm.field(head, "private")
-    return None
-
-
 def cmd_pfn(mm, mode, args):
     layout = Layout(prog)
     pgd = asi_pgd(prog)
@@ -124,7 +115,6 @@ def cmd_pfn(mm, mode, args):
         if not mm.valid(pfn):
             sys.exit(f"asi_freelists: pfn {pfn:#x} has no struct page (max_pfn {mm.max_pfn:#x})")
     blocks = mm.block_flags()
-    orders = prog.type("struct zone").member("free_area").type.length
     zone_of = {}
     for zone in zones(prog):
         zone_of[zone_span(zone)] = zone.name.string_().decode()
@@ -142,7 +132,7 @@ def cmd_pfn(mm, mode, args):
             print(f"  compound: tail of {head:#x}")
         elif mm.field(pfn, "flags") & mm.pg["head"]:
             print(f"  compound: head, order {mm.field(pfn + 1, 'flags') & 0xff}")
-        buddy = buddy_of(mm, pfn, orders)
+        buddy = mm.buddy_of(pfn)
         if buddy and buddy[0] == pfn:
             print(f"  free: yes, buddy head, order {buddy[1]}")
         elif buddy:
