@@ -7,12 +7,21 @@
 # meanwhile; only committed work is built. Config options a fragment asks
 # for that this commit's Kconfig does not define yet (tests added by a later
 # patch) are left out.
+#
+# FROM=<n> starts at patch n of the whole series (1 = the first core patch),
+# for when the patches before it have not changed since a full run; the
+# first boundary built is then patch n itself.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 [ -d "$SRC/.git" ] || die "no kernel tree: run 'make tree' first"
 [ -z "$(tgit status --porcelain --untracked-files=no)" ] ||
 	note "build/linux has uncommitted changes: they are not built"
+head=$(tgit rev-parse HEAD)
+total=$(tgit rev-list --count "base..$head")
+from=${FROM:-1}
+[[ $from =~ ^[0-9]+$ ]] && [ "$from" -ge 1 ] && [ "$from" -le "$total" ] ||
+	die "FROM=$from: expected a patch number from 1 to $total"
 tree=$BUILD/series-tree
 if ! git -C "$tree" rev-parse -q --verify HEAD >/dev/null 2>&1; then
 	rm -rf "$tree"
@@ -22,13 +31,13 @@ if ! git -C "$tree" rev-parse -q --verify HEAD >/dev/null 2>&1; then
 	# name that tree's sources, so nothing would be rebuilt.
 	rm -rf "$BUILD/out-series-min-asi" "$BUILD/out-series-noasi"
 fi
-head=$(tgit rev-parse HEAD)
 
 logs=$BUILD/series
 mkdir -p "$logs"
 n=0
 for c in $(tgit rev-list --reverse "base..$head"); do
 	n=$((n + 1))
+	[ "$n" -ge "$from" ] || continue
 	subj=$(tgit log -1 --format=%s "$c")
 	git -C "$tree" checkout -q --detach "$c"
 	for v in min-asi noasi; do
@@ -41,4 +50,8 @@ for c in $(tgit rev-list --reverse "base..$head"); do
 	done
 	echo "ok $n - builds with and without ASI: $subj"
 done
-echo "all $n patches build"
+if [ "$from" = 1 ]; then
+	echo "all $n patches build"
+else
+	echo "patches $from to $n build (1 to $((from - 1)) not rebuilt: FROM=$from)"
+fi
