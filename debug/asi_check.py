@@ -59,6 +59,9 @@ Violations, one per page unless said otherwise:
                                 direct map lacks it too)
   nonsensitive page not mapped  (pageflag) PG_asi_nonsensitive (itself or its
                                 head), refcount > 0, not mapped to itself
+                                (pageflag: this, and a free or sensitive
+                                page mapped through the direct map, counts
+                                only if still so when read live again)
 
 Neighbours with the same problem share a line (kind, space, class, virtual
 range, count), described by their first page; at most --max-lines (50) lines
@@ -525,7 +528,7 @@ class Scan:
     def check_pageflag_pages(self):
         mm, state = self.mm, self.direct
         asi, head_bit = mm.pg_asi, mm.pg["head"]
-        marked = 0
+        marked = dropped = 0
         for base, n in mm.sections():
             flags = mm.column(base, "flags")
             heads = mm.column(base, "compound_head")
@@ -536,10 +539,69 @@ class Scan:
                     continue
                 nr = 1 << (flags[i + 1] & 0xff) if flags[i] & head_bit and i + 1 < n else 1
                 for p in range(pfn, min(pfn + nr, base + n)):
-                    if state[p] != 1:
-                        self.add(NS_PAGE, GLOBAL, self.layout.page_offset + (p << PAGE_SHIFT),
-                                 p, PAGE_SIZE, "direct map", p)
+                    if state[p] == 1:
+                        continue
+                    if not self.live_pageflag(pfn, p, want_mapped=True):
+                        dropped += 1
+                        continue
+                    self.add(NS_PAGE, GLOBAL, self.layout.page_offset + (p << PAGE_SHIFT),
+                             p, PAGE_SIZE, "direct map", p)
         self.stats["PG_asi_nonsensitive pages"] = marked
+        if dropped:
+            self.stats["PG_asi_nonsensitive pages mapped or freed since the walk"] = dropped
+        self.recheck_pageflag_mapped()
+
+    def live_pageflag(self, head, pfn, want_mapped):
+        """Whether page pfn (of the allocation at head) is still wrong when
+        read live, in an order that a page changing meanwhile cannot pass.
+        The walk read the restricted entry long before the memmap snapshot
+        (minutes, under TCG and KASAN), and pageflag pages come and go all
+        the time: an allocation marks, then maps; a free unmaps, then
+        unmarks. want_mapped: marked and in use (head) on both sides of a
+        read of the entry that finds it unmapped, and unmapped when read
+        again last. Else: unmarked on both sides, and mapped both times."""
+        prog, mm, layout = self.mm.prog, self.mm, self.layout
+        page = mm.vmemmap + head * mm.page_size
+        ref = mm.off["_refcount"]
+        va = layout.page_offset + (pfn << PAGE_SHIFT)
+        gpgd = asi_pgd(prog)
+
+        def state():
+            try:
+                marked = bool(prog.read_u64(page + mm.off["flags"]) & mm.pg_asi)
+                used = 0 < prog.read_u32(page + ref) < 1 << 31
+            except FaultError:
+                return None
+            return marked and used if want_mapped else not marked
+
+        def mapped():
+            try:
+                return lookup(layout, gpgd, va) is not None
+            except FaultError:
+                return None
+
+        if not state():
+            return False
+        m = mapped()
+        if m is None or m == want_mapped:
+            return False
+        return bool(state()) and mapped() == m
+
+    def recheck_pageflag_mapped(self):
+        """Free and sensitive pages that the global walk found mapped
+        through the direct map: counted only if live they are still
+        unmarked and mapped (see live_pageflag())."""
+        dropped = 0
+        for key in [k for k in self.found if KINDS[k[0]] in (FREE, SENS)]:
+            _, space, va, _ = key
+            _, region, pfn, _ = self.found[key]
+            if space != GLOBAL or region != "direct map" or pfn is None:
+                continue
+            if not self.live_pageflag(self.mm.head_pfn(pfn), pfn, want_mapped=False):
+                del self.found[key]
+                dropped += 1
+        if dropped:
+            self.stats["free or sensitive pages unmapped or marked since the walk"] = dropped
 
     def run(self, verdicts, ram):
         gpgd = asi_pgd(prog)
