@@ -92,8 +92,9 @@ from drgn.helpers.linux.list import list_for_each_entry
 
 from asi_drgn_common import (ENC, FREE_NS, FREE_PCP, LEVEL_NAMES, NX, PAGE_SHIFT, PAGE_SIZE,
                              PAT_4K, PCD, PRESENT, PTRS, PWT, RW, USER, Layout, MemMap, asi_pgd,
-                             attr_names, has, human, is_leaf, leaf_attrs, leaf_phys_base, lookup,
-                             read_table, require_asi, restricted_spaces, run, system_ram, table_va)
+                             attr_names, has, human, is_leaf, leaf_attrs, leaf_phys,
+                             leaf_phys_base, lookup, read_table, require_asi,
+                             restricted_spaces, run, system_ram, table_va)
 
 prog = globals()["prog"]
 
@@ -541,7 +542,8 @@ class Scan:
                 for p in range(pfn, min(pfn + nr, base + n)):
                     if state[p] == 1:
                         continue
-                    if not self.live_pageflag(pfn, p, want_mapped=True):
+                    if not self.live_pageflag(NS_PAGE, p,
+                                              self.layout.page_offset + (p << PAGE_SHIFT)):
                         dropped += 1
                         continue
                     self.add(NS_PAGE, GLOBAL, self.layout.page_offset + (p << PAGE_SHIFT),
@@ -551,53 +553,64 @@ class Scan:
             self.stats["PG_asi_nonsensitive pages mapped or freed since the walk"] = dropped
         self.recheck_pageflag_mapped()
 
-    def live_pageflag(self, head, pfn, want_mapped):
-        """Whether page pfn (of the allocation at head) is still wrong when
-        read live, in an order that a page changing meanwhile cannot pass.
-        The walk read the restricted entry long before the memmap snapshot
-        (minutes, under TCG and KASAN), and pageflag pages come and go all
-        the time: an allocation marks, then maps; a free unmaps, then
-        unmarks. want_mapped: marked and in use (head) on both sides of a
-        read of the entry that finds it unmapped, and unmapped when read
-        again last. Else: unmarked on both sides, and mapped both times."""
+    def live_pageflag(self, kind, pfn, va):
+        """Whether page pfn, found at direct-map address va as kind (NS_PAGE,
+        FREE or SENS), is still wrong when read live, in an order that a
+        page changing meanwhile cannot pass. The walk read the restricted
+        entry long before the memmap snapshot (minutes, under TCG and
+        KASAN), and pageflag pages come and go all the time: an allocation
+        marks, then maps; a free unmaps, then unmarks. NS_PAGE: marked and
+        in use (its head) on both sides of a read of va that finds it not
+        mapped to pfn, and still not when read last. FREE and SENS: wrong
+        as the verdict saw it (unmarked; a free buddy head; a zsmalloc page)
+        on both sides, and mapped to pfn both times. A read that faults
+        keeps the finding."""
         prog, mm, layout = self.mm.prog, self.mm, self.layout
-        page = mm.vmemmap + head * mm.page_size
-        ref = mm.off["_refcount"]
-        va = layout.page_offset + (pfn << PAGE_SHIFT)
         gpgd = asi_pgd(prog)
+        pgty_shift = (mm.off["page_type"] % 8) * 8 + 24
 
-        def state():
-            try:
-                marked = bool(prog.read_u64(page + mm.off["flags"]) & mm.pg_asi)
-                used = 0 < prog.read_u32(page + ref) < 1 << 31
-            except FaultError:
-                return None
-            return marked and used if want_mapped else not marked
+        def struct_page(pfn):
+            return mm.vmemmap + pfn * mm.page_size
+
+        def wrong_state():
+            page = struct_page(pfn)
+            head = prog.read_u64(page + mm.off["compound_head"])
+            hpage = head - 1 if head & 1 else page
+            marked = bool(prog.read_u64(hpage + mm.off["flags"]) & mm.pg_asi)
+            if kind == NS_PAGE:
+                return marked and 0 < prog.read_u32(hpage + mm.off["_refcount"]) < 1 << 31
+            word = mm.off["page_type"] - mm.off["page_type"] % 8
+            pgty = (prog.read_u64(page + word) >> pgty_shift) & 0xff
+            if pgty == mm.pgty_zsmalloc or not marked:
+                return True
+            return kind == FREE and pgty == mm.pgty_buddy
 
         def mapped():
-            try:
-                return lookup(layout, gpgd, va) is not None
-            except FaultError:
-                return None
+            entry = lookup(layout, gpgd, va)
+            return entry is not None and \
+                leaf_phys(layout, entry[0], entry[1], va) >> PAGE_SHIFT == pfn
 
-        if not state():
-            return False
-        m = mapped()
-        if m is None or m == want_mapped:
-            return False
-        return bool(state()) and mapped() == m
+        try:
+            if not wrong_state():
+                return False
+            m = mapped()
+            if m == (kind == NS_PAGE):
+                return False
+            return wrong_state() and mapped() == m
+        except FaultError:
+            return True
 
     def recheck_pageflag_mapped(self):
         """Free and sensitive pages that the global walk found mapped
-        through the direct map: counted only if live they are still
-        unmarked and mapped (see live_pageflag())."""
+        through the direct map: counted only if live they are still so
+        (see live_pageflag())."""
         dropped = 0
         for key in [k for k in self.found if KINDS[k[0]] in (FREE, SENS)]:
             _, space, va, _ = key
             _, region, pfn, _ = self.found[key]
             if space != GLOBAL or region != "direct map" or pfn is None:
                 continue
-            if not self.live_pageflag(self.mm.head_pfn(pfn), pfn, want_mapped=False):
+            if not self.live_pageflag(KINDS[key[0]], pfn, va):
                 del self.found[key]
                 dropped += 1
         if dropped:
