@@ -567,20 +567,15 @@ class Scan:
         keeps the finding."""
         prog, mm, layout = self.mm.prog, self.mm, self.layout
         gpgd = asi_pgd(prog)
-        pgty_shift = (mm.off["page_type"] % 8) * 8 + 24
-
-        def struct_page(pfn):
-            return mm.vmemmap + pfn * mm.page_size
 
         def wrong_state():
-            page = struct_page(pfn)
+            page = mm.vmemmap + pfn * mm.page_size
             head = prog.read_u64(page + mm.off["compound_head"])
             hpage = head - 1 if head & 1 else page
             marked = bool(prog.read_u64(hpage + mm.off["flags"]) & mm.pg_asi)
             if kind == NS_PAGE:
                 return marked and 0 < prog.read_u32(hpage + mm.off["_refcount"]) < 1 << 31
-            word = mm.off["page_type"] - mm.off["page_type"] % 8
-            pgty = (prog.read_u64(page + word) >> pgty_shift) & 0xff
+            pgty = mm.live_page_type(page)
             if pgty == mm.pgty_zsmalloc or not marked:
                 return True
             return kind == FREE and pgty == mm.pgty_buddy

@@ -519,6 +519,12 @@ class MemMap:
                 word -= 1 << 32
         return word
 
+    def live_page_type(self, page):
+        """The page type (PGTY_*, page_type's top byte) of the struct page
+        at address page, read now rather than from the section snapshot."""
+        off = self.off["page_type"]
+        return (self.prog.read_u64(page + off - off % 8) >> ((off % 8) * 8 + 24)) & 0xff
+
     def column(self, base, name):
         """A field of every page of the section at base, as a list (raw u64 words)."""
         q = self.section_pages(base)
@@ -605,12 +611,10 @@ class MemMap:
         answer, settle it."""
         heads, off = self.list_heads(), self.off["buddy_list"]
         page = self.vmemmap + pfn * self.page_size
-        pgty = self.off["page_type"]
-        shift = (pgty % 8) * 8 + 24
 
         def live_order():
             """The block's order now (not the section snapshot), or None."""
-            if (self.prog.read_u64(page + pgty - pgty % 8) >> shift) & 0xff != self.pgty_buddy:
+            if self.live_page_type(page) != self.pgty_buddy:
                 return None
             return self.prog.read_u64(page + self.off["private"])
 
