@@ -97,13 +97,22 @@ echo 1 > /proc/sys/vm/compact_memory
 
 # ---- 2 GiB of kernel memory.
 hot_add 0 $((2 << 30))
+# Each block that comes online is filled with 2 MiB huge pages at once, so
+# that what onlining the next one allocates for itself (KASAN's shadow and
+# page_ext: unmovable) comes from nodes 0 and 1. Left to the allocator it
+# lands anywhere on node 2, since free page reporting moves not yet reported
+# (new) memory to the head of the free lists, and one such page in each GiB
+# leaves no room for a gigantic page.
+hold=/sys/devices/system/node/node2/hugepages/hugepages-2048kB/nr_hugepages
 for m in "${blocks[@]}"; do
 	echo online_kernel > "$m/state" || fail "cannot online $(basename "$m")"
+	echo 100000 > $hold
 done
+echo "held on node 2 while onlining: $(cat $hold) huge pages of 2 MiB"
+echo 0 > $hold
 kernel_blocks=("${blocks[@]}")
 
-# A runtime gigantic page: alloc_contig_range() over the new memory (its
-# first sections hold the page_ext of the later ones, hence 2 GiB).
+# A runtime gigantic page: alloc_contig_range() over the new memory.
 g=/sys/devices/system/node/node2/hugepages/hugepages-1048576kB/nr_hugepages
 echo 1 > $g
 if [ "$(cat $g)" != 1 ]; then
