@@ -14,6 +14,9 @@ half) and classifies the pages it maps by where the leaf is:
   image       [_text, _end) through the high kernel mapping
   vmalloc     the vmalloc area          modules     the modules area
   percpu      the first percpu chunk    direct map  the rest of the direct map
+  entry area  the CPU entry area, shared with init_mm: its first-chunk percpu
+              pages (GDT, TSS, entry and exception stacks) and the image's
+              read-only IDT are no violation
   user        a per-mm user half        other       anywhere else
   io          a page that is not RAM: pfn >= max_pfn, no struct page, or not
               "System RAM" in /proc/iomem (ioremap, MMIO); attributes only
@@ -113,7 +116,7 @@ KINDS = (FREE, IMAGE, SENS, RESV_NS, NOPAGE, DIFF, UNMAPPED, BADTABLE, NS_BLOCK,
 UNITS = {DIFF: "leaf", UNMAPPED: "leaf", BADTABLE: "table"}
 PLURAL = {"leaf": "leaves"}
 
-REGIONS = ("image", "vmalloc", "modules", "percpu", "direct map", "user", "other")
+REGIONS = ("image", "vmalloc", "modules", "percpu", "direct map", "entry area", "user", "other")
 CLASSES = REGIONS[:5] + ("io", "page table") + REGIONS[5:]
 GLOBAL = "global"
 
@@ -143,6 +146,8 @@ def verdict(mode, region, b):
         return OK if b & RESERVED else IMAGE
     if b & FREE_BAD:
         return FREE
+    if region == "entry area" and b & (PERCPU | RESERVED):
+        return OK                      # per-CPU entry state, the image's read-only IDT
     if mode == "freelist":
         if region == "percpu":
             return OK
@@ -849,7 +854,7 @@ def main(argv):
     print(f"reserved exemption: {scan.exempt} PageReserved pages {what} mapped through the "
           "direct map, not counted")
     print(f"percpu aliases: {scan.aliases} pages of the first percpu chunk mapped outside it "
-          "(e.g. vmap'd IRQ stacks), checked as what maps them")
+          "(the CPU entry area, vmap'd IRQ stacks), checked as what maps them")
     print("restricted direct map: " + ", ".join(
         [f"{len(scan.direct) - scan.direct.count(0)} pages mapped"]
         + [f"{n} {what}" for what, n in scan.stats.items()]))

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Turn the commits of build/linux back into patches-<layer>/ and their series.
-# Layers are the ranges base..layer-core..layer-pagealloc..layer-slab. New
-# commits on top go to the highest non-empty layer, or to LAYER=<name>.
+# Layers are the ranges base..layer-core..layer-pagealloc..layer-transitions..
+# layer-slab. New commits on top go to the highest non-empty layer, or to
+# LAYER=<name>.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

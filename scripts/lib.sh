@@ -2,7 +2,7 @@
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$TOP/build}
 SRC=${SRC:-$BUILD/linux}
-LAYERS=(core pagealloc slab)
+LAYERS=(core pagealloc transitions slab)
 
 die() { echo "error: $*" >&2; exit 1; }
 note() { echo ">>> $*" >&2; }

@@ -1,8 +1,9 @@
 #!/bin/bash
 # Extract Debian's linux-source-6.12 into build/linux (a git repository with a
-# `base` tag) and apply patches-{core,pagealloc,slab}/series with `git am`,
-# tagging layer-<name> after each layer. Re-running does nothing while the
-# patch files are unchanged, and refuses to throw away work in the tree.
+# `base` tag) and apply patches-{core,pagealloc,transitions,slab}/series with
+# `git am`, tagging layer-<name> after each layer. Re-running does nothing
+# while the patch files are unchanged, and refuses to throw away work in the
+# tree.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
