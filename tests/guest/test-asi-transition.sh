@@ -27,10 +27,9 @@ for c in asi_runs_restricted asi_sensitive_read_exits asi_genuine_fault_handled 
 	asi_mm_switch_exits asi_lazy_tlb_exits; do
 	line=$(grep -E "^[[:space:]]*ok [0-9]+ $c( |$)" <<< "$results") ||
 		fail "no result for $c"
-	case $line in
-	*"# SKIP"*KASAN*)
-		case $c in asi_mm_switch_exits|asi_lazy_tlb_exits) ;; *) c= ;; esac
-		[ -n "$c" ] && [ -n "$kasan" ] || fail "skipped: $line" ;;
+	case $c:$line in
+	asi_mm_switch_exits:*"# SKIP"*KASAN* | asi_lazy_tlb_exits:*"# SKIP"*KASAN*)
+		[ -n "$kasan" ] || fail "$c skipped for KASAN without KASAN: $line" ;;
 	*"# SKIP"*) fail "$c skipped: $line" ;;
 	esac
 done
