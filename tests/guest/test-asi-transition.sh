@@ -4,33 +4,61 @@
 # after the boot-time KUnit run, so it runs here through KUnit's debugfs
 # files. Every case must pass; only the mm-switch and lazy-TLB cases may
 # skip, and only under KASAN (their instrumented paths exit on KASAN's
-# shadow first).
+# shadow first), and the NMI case on a single CPU.
+# Then debug/asi_transitions.py must find every CPU unrestricted at rest and
+# the counters /proc/vmstat shows; with ASI off it must say so.
 set -u
+top=$(cd ../.. && pwd)
+vmlinux=${VMLINUX:?not in a vm/run.sh guest}
 fail() { echo "FAIL: $*"; exit 1; }
-[ "$ASI_EXPECT" = on ] || exit 77
+transitions() { /usr/bin/python3 /usr/bin/drgn -q -k -s "$vmlinux" "$top/debug/asi_transitions.py" "$@"; }
+vmstat() { awk -v c="$1" '$1 == c { print $2 }' /proc/vmstat; }
+
+if [ "$ASI_EXPECT" != on ]; then
+	out=$(transitions 2>&1); rc=$?
+	echo "$out"
+	[ $rc = 2 ] && [[ $out == *"ASI is off"* ]] || fail "with ASI off the script should exit 2 saying so (rc=$rc)"
+	exit 0
+fi
 
 d=/sys/kernel/debug/kunit/asi_transition
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug ||
 	fail "cannot mount debugfs"
 [ -w "$d/run" ] || fail "$d/run missing: needs CONFIG_KUNIT_DEBUGFS and CONFIG_ASI_KUNIT_TEST"
-before=$(grep -E '^asi_(enter|exit_[a-z_]+) ' /proc/vmstat)
+before=$(grep -E '^asi_(enter|restore|exit_[a-z0-9_]+) ' /proc/vmstat)
 echo 1 > "$d/run" || fail "writing $d/run failed"
 results=$(cat "$d/results") || fail "cannot read $d/results"
 echo "$results"
 echo "vmstat before the run:" $before
-echo "vmstat after the run: " $(grep -E '^asi_(enter|exit_[a-z_]+) ' /proc/vmstat)
+echo "vmstat after the run: " $(grep -E '^asi_(enter|restore|exit_[a-z0-9_]+) ' /proc/vmstat)
 
 ! grep -qE '^[[:space:]]*not ok ' <<< "$results" || fail "a case failed (see above)"
 kasan=
 dmesg | grep -q 'KernelAddressSanitizer initialized' && kasan=1
 for c in asi_runs_restricted asi_sensitive_read_exits asi_genuine_fault_handled \
-	asi_mm_switch_exits asi_lazy_tlb_exits; do
+	asi_mm_switch_exits asi_lazy_tlb_exits asi_irq_restores asi_nmi_restores \
+	asi_cr3_users_stay_restricted; do
 	line=$(grep -E "^[[:space:]]*ok [0-9]+ $c( |$)" <<< "$results") ||
 		fail "no result for $c"
 	case $c:$line in
 	asi_mm_switch_exits:*"# SKIP"*KASAN* | asi_lazy_tlb_exits:*"# SKIP"*KASAN*)
 		[ -n "$kasan" ] || fail "$c skipped for KASAN without KASAN: $line" ;;
+	asi_nmi_restores:*"# SKIP"*"second CPU"*)
+		[ "$(nproc)" = 1 ] || fail "$c skipped with $(nproc) CPUs: $line" ;;
 	*"# SKIP"*) fail "$c skipped: $line" ;;
 	esac
 done
+
+declare -A low
+for c in asi_enter asi_restore asi_exit_page_fault asi_exit_end; do low[$c]=$(vmstat $c); done
+out=$(transitions 2>&1) || fail "asi_transitions.py failed: $out"
+echo "$out"
+[ "$(grep -cE '^[0-9]+ +unrestricted ' <<< "$out")" = "$(nproc)" ] ||
+	fail "asi_transitions.py does not show every CPU unrestricted at rest"
+for c in "${!low[@]}"; do
+	got=$(awk -v c="$c" '$1 == c { print $2 }' <<< "$out") high=$(vmstat $c)
+	[ -n "$got" ] && [ "$got" -ge "${low[$c]}" ] && [ "$got" -le "$high" ] ||
+		fail "asi_transitions.py shows $c=${got:-nothing}, /proc/vmstat ${low[$c]}..$high"
+done
+[ "$(vmstat asi_restore)" -gt 0 ] || fail "no restore counted after the interrupt cases"
 echo "PASS"

@@ -1,0 +1,130 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Show where each CPU runs (unrestricted, or which restricted address
+space), which space each task targets, and the ASI transition counters
+(drgn script).
+
+Run inside the guest, against /proc/kcore and the build's vmlinux:
+
+    drgn -q -k -s build/out-asi/vmlinux debug/asi_transitions.py
+
+cpus     one line per online CPU: its curr_asi (the space it runs in, or
+         "unrestricted"), the task it runs, and asi_switching (loads or
+         exits in progress there, NMIs nested).
+tasks    one line per task with a target (between asi_start() and
+         asi_end()): pid, comm, the target and whether the task is in a
+         critical section.
+counters asi_enter, asi_restore and the asi_exit_* vmstat counters.
+
+Checks: a restricted CPU runs a task whose target is that space; a target
+belongs to the mm the task runs on; a task in a critical section has a
+target. A live kernel keeps running while drgn reads it, so a CPU that
+switches meanwhile can show up as a mismatch: a failure is re-read once.
+
+Exit status: 0 when every check holds, 1 when one fails, 2 when ASI is off
+or the arguments are bad.
+"""
+import argparse
+import sys
+import time
+
+from drgn import Object
+from drgn.helpers.linux.cpumask import for_each_online_cpu, for_each_possible_cpu
+from drgn.helpers.linux.percpu import per_cpu
+from drgn.helpers.linux.pid import for_each_task
+
+from asi_drgn_common import asi_class_names, asi_pgd, run
+
+prog = globals()["prog"]
+
+
+def space_name(asi: Object, classes: list) -> str:
+    """'unrestricted', 'global nonsensitive' or '<class> of mm 0x... (pid N)'."""
+    if not asi:
+        return "unrestricted"
+    if asi.value_() == prog["asi_global_nonsensitive"].address_of_().value_():
+        return "global nonsensitive"
+    class_id = asi.class_id.value_()
+    name = classes[class_id] if class_id < len(classes) else f"class{class_id}"
+    return f"{name} of mm {asi.mm.value_():#x}"
+
+
+def snapshot() -> dict:
+    """What the checks need, read as close together as drgn allows."""
+    cpus = {}
+    for cpu in for_each_online_cpu(prog):
+        task = per_cpu(prog["runqueues"], cpu).curr
+        cpus[cpu] = (per_cpu(prog["curr_asi"], cpu).read_(), task,
+                     per_cpu(prog["asi_switching"], cpu).value_())
+    tasks = []
+    for task in for_each_task(prog):
+        state = task.thread.asi_state
+        if state.target or state.critical:
+            tasks.append((task, state.target.read_(), bool(state.critical)))
+    return {"cpus": cpus, "tasks": tasks}
+
+
+def violations(snap: dict) -> list:
+    out = []
+    for cpu, (asi, task, _) in snap["cpus"].items():
+        if asi and task.thread.asi_state.target.value_() != asi.value_():
+            out.append(f"cpu{cpu} runs in {asi.value_():#x} but its task "
+                       f"{task.pid.value_()} targets "
+                       f"{task.thread.asi_state.target.value_():#x}")
+    for task, target, critical in snap["tasks"]:
+        pid = task.pid.value_()
+        if critical and not target:
+            out.append(f"task {pid} is in a critical section without a target")
+        mms = {task.mm.value_(), task.active_mm.value_()}
+        if target and target.mm.value_() not in mms:
+            out.append(f"task {pid} targets a space of mm {target.mm.value_():#x}, "
+                       f"not of the mm it runs on")
+    return out
+
+
+def counters() -> list:
+    """(name, total) of the transition vmstat counters, summed over CPUs; the
+    names are /proc/vmstat's (ASI_EXITS_PAGE_FAULT is asi_exit_page_fault)."""
+    out = []
+    for enumerator, item in prog.type("enum vm_event_item").enumerators:
+        if enumerator in ("ASI_ENTER", "ASI_RESTORE"):
+            name = enumerator.lower()
+        elif enumerator.startswith("ASI_EXITS_"):
+            name = "asi_exit_" + enumerator.removeprefix("ASI_EXITS_").lower()
+        else:
+            continue
+        total = sum(per_cpu(prog["vm_event_states"], cpu).event[item].value_()
+                    for cpu in for_each_possible_cpu(prog))
+        out.append((name, total))
+    return out
+
+
+def main(argv):
+    p = argparse.ArgumentParser(prog="asi_transitions.py", description=__doc__.split("\n")[0])
+    p.parse_args(argv)
+    if asi_pgd(prog) is None:
+        sys.exit("asi_transitions: ASI is off in this kernel (boot with asi=on)")
+    classes = asi_class_names(prog)
+
+    snap = snapshot()
+    bad = violations(snap)
+    if bad:
+        time.sleep(0.1)
+        snap = snapshot()
+        bad = violations(snap)
+
+    print(f"{'cpu':<5} {'space':<40} {'task':>7} {'switching':>9}")
+    for cpu, (asi, task, switching) in snap["cpus"].items():
+        print(f"{cpu:<5} {space_name(asi, classes):<40} {task.pid.value_():>7} {switching:>9}")
+    print(f"tasks with a target: {len(snap['tasks'])}")
+    for task, target, critical in snap["tasks"]:
+        print(f"  {task.pid.value_():>7} {task.comm.string_().decode():<16} "
+              f"{space_name(target, classes):<40} {'critical' if critical else ''}")
+    for name, total in counters():
+        print(f"{name:<24} {total:>12}")
+    for line in bad:
+        print(f"VIOLATION: {line}")
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    run(main)
