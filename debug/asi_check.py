@@ -7,7 +7,9 @@ Run inside the guest, against /proc/kcore and the build's vmlinux:
 
 Walks every present leaf of the global nonsensitive pgd (both halves) and of
 each per-mm restricted pgd of an mm some task uses (its user half, and any
-kernel-half slot that is not the global one's), compares each leaf with the
+kernel-half slot that is not the global one's; a userspace-class space's
+user half is its mm's own memory, so instead each of its top-level user
+entries must be the mm's), compares each leaf with the
 unrestricted tables (init_mm for the kernel half, the mm's own pgd for a user
 half) and classifies the pages it maps by where the leaf is:
 
@@ -54,6 +56,8 @@ Violations, one per page unless said otherwise:
                                 PRESENT, RW, USER, NX, PWT, PCD, PAT or
                                 encryption bits, or only part of it
   not mapped unrestricted       (per leaf) nothing there unrestricted
+  user half not the mm's        (per top-level slot) a userspace-class space's
+                                user entry differs from its mm's: not mirrored
   unreadable page table         (per table) a restricted table cannot be read
   nonsensitive block not mapped (freelist, per pageblock) not wholly mapped in
                                 the restricted direct map, each page to itself
@@ -112,8 +116,10 @@ BADTABLE = "unreadable page table"
 NS_BLOCK = "page of nonsensitive block not mapped"
 NS_PAGE = "nonsensitive page not mapped"
 RESV_NS = "reserved page in nonsensitive block"
-KINDS = (FREE, IMAGE, SENS, RESV_NS, NOPAGE, DIFF, UNMAPPED, BADTABLE, NS_BLOCK, NS_PAGE)
-UNITS = {DIFF: "leaf", UNMAPPED: "leaf", BADTABLE: "table"}
+USER_HALF = "user half not the mm's"
+KINDS = (FREE, IMAGE, SENS, RESV_NS, NOPAGE, DIFF, UNMAPPED, USER_HALF, BADTABLE, NS_BLOCK,
+         NS_PAGE)
+UNITS = {DIFF: "leaf", UNMAPPED: "leaf", USER_HALF: "slot", BADTABLE: "table"}
 PLURAL = {"leaf": "leaves"}
 
 REGIONS = ("image", "vmalloc", "modules", "percpu", "direct map", "entry area", "user", "other")
@@ -616,6 +622,17 @@ class Scan:
         if dropped:
             self.stats["free or sensitive pages unmapped or marked since the walk"] = dropped
 
+    def check_user_half(self, space, rents, uents):
+        """A userspace-class space shares its mm's user half: each top-level
+        user entry must be the mm's (asi_set_user_pgtbl() mirrors them)."""
+        if rents is None or uents is None:
+            return
+        size = 1 << self.layout.level_shift(self.layout.top)
+        for i in range(PTRS // 2):
+            if rents[i] != uents[i]:
+                self.add(USER_HALF, space, i * size, 0, size, "user",
+                         detail=f"entry {rents[i]:#x}, the mm's {uents[i]:#x}")
+
     def run(self, verdicts, ram):
         gpgd = asi_pgd(prog)
         upgd = prog["init_mm"].pgd.value_()
@@ -623,13 +640,17 @@ class Scan:
         self.walk(GLOBAL, gpgd, upgd, None)
         half = PTRS // 2
         gents = self.table(gpgd) or (0,) * PTRS
-        for space, rpgd, mm_pgd in restricted_spaces(prog):
+        for space, rpgd, mm_pgd, cls in restricted_spaces(prog):
             self.spaces.append((space, rpgd))
             rents = self.table(rpgd)
             # The kernel half is the global one's, shared from the slots down;
             # a slot that is not must be walked too.
             own = {i for i in range(half, PTRS) if rents and rents[i] != gents[i]}
-            self.walk(space, rpgd, mm_pgd, set(range(half)) | own)
+            user = set(range(half))
+            if cls == "userspace":
+                user = set()
+                self.check_user_half(space, rents, self.table(mm_pgd))
+            self.walk(space, rpgd, mm_pgd, user | own)
         self.build_info(ram)
         self.check_pages(verdicts)
         if self.mode == "freelist":

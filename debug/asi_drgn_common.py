@@ -274,8 +274,9 @@ def asi_class_names(prog):
 
 
 def restricted_spaces(prog):
-    """(label, restricted pgd, the mm's own pgd) of every per-mm restricted
-    space of an mm some task uses; the label names the mm by its lowest pid."""
+    """(label, restricted pgd, the mm's own pgd, class name) of every per-mm
+    restricted space of an mm some task uses; the label names the mm by its
+    lowest pid."""
     classes = asi_class_names(prog)
     if not classes:
         return []
@@ -291,7 +292,7 @@ def restricted_spaces(prog):
         for class_id, name in enumerate(classes):
             asi = mm_obj.asi[class_id]
             if asi and asi.pgd:
-                out.append((f"pid {pid} {name}", asi.pgd.value_(), mm_obj.pgd.value_()))
+                out.append((f"pid {pid} {name}", asi.pgd.value_(), mm_obj.pgd.value_(), name))
     return out
 
 

@@ -1,7 +1,8 @@
 #!/bin/bash
 # What `make demo` runs in the asi=on guest: the ASI state, the page
 # allocator's sensitivity free lists and restricted address space before and
-# after memory pressure, the invariant checker, and a sensitive user page
+# after memory pressure, where each CPU runs (each process in its own
+# restricted space), the invariant checker, and a sensitive user page
 # checked live with drgn.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,6 +36,13 @@ section "after the pressure: free lists, pageblock map of DMA32, restricted spac
 drgn_run asi_freelists.py lists
 drgn_run asi_freelists.py blocks --zone DMA32
 drgn_run asi_pgtable.py ranges --limit 3
+
+section "each CPU's address space and each process's target, one process spinning in user mode (drgn)"
+sh -c 'while :; do :; done' &
+spin=$!
+sleep 1
+drgn_run asi_transitions.py
+kill $spin
 
 section "invariant check: no sensitive page mapped, every nonsensitive one mapped"
 drgn_run asi_check.py

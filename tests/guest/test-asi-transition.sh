@@ -2,11 +2,12 @@
 # Runs the CPU in restricted address spaces: the asi_transition KUnit suite.
 # It needs the kernel image mapped in the restricted spaces, which happens
 # after the boot-time KUnit run, so it runs here through KUnit's debugfs
-# files. Every case must pass; only the mm-switch and lazy-TLB cases may
-# skip, and only under KASAN (their instrumented paths exit on KASAN's
-# shadow first), and the NMI case on a single CPU.
-# Then debug/asi_transitions.py must find every CPU unrestricted at rest and
-# the counters /proc/vmstat shows; with ASI off it must say so.
+# files. Every case must pass; only the mm-switch, lazy-TLB, irq and CR3
+# cases may skip, and only under KASAN (their instrumented paths exit on
+# KASAN's shadow first), and the NMI case on a single CPU.
+# Then debug/asi_transitions.py must find no CPU left in a test's space, the
+# counters /proc/vmstat shows and, while a process spins in user mode, a CPU
+# in that process's userspace-class space; with ASI off it must say so.
 set -u
 top=$(cd ../.. && pwd)
 vmlinux=${VMLINUX:?not in a vm/run.sh guest}
@@ -37,11 +38,12 @@ kasan=
 dmesg | grep -q 'KernelAddressSanitizer initialized' && kasan=1
 for c in asi_runs_restricted asi_sensitive_read_exits asi_genuine_fault_handled \
 	asi_mm_switch_exits asi_lazy_tlb_exits asi_irq_restores asi_nmi_restores \
-	asi_cr3_users_stay_restricted; do
+	asi_cr3_users_stay_restricted asi_userspace_shares_user_half; do
 	line=$(grep -E "^[[:space:]]*ok [0-9]+ $c( |$)" <<< "$results") ||
 		fail "no result for $c"
 	case $c:$line in
-	asi_mm_switch_exits:*"# SKIP"*KASAN* | asi_lazy_tlb_exits:*"# SKIP"*KASAN*)
+	asi_mm_switch_exits:*"# SKIP"*KASAN* | asi_lazy_tlb_exits:*"# SKIP"*KASAN* | \
+	asi_irq_restores:*"# SKIP"*KASAN* | asi_cr3_users_stay_restricted:*"# SKIP"*KASAN*)
 		[ -n "$kasan" ] || fail "$c skipped for KASAN without KASAN: $line" ;;
 	asi_nmi_restores:*"# SKIP"*"second CPU"*)
 		[ "$(nproc)" = 1 ] || fail "$c skipped with $(nproc) CPUs: $line" ;;
@@ -53,12 +55,25 @@ declare -A low
 for c in asi_enter asi_restore asi_exit_page_fault asi_exit_end; do low[$c]=$(vmstat $c); done
 out=$(transitions 2>&1) || fail "asi_transitions.py failed: $out"
 echo "$out"
-[ "$(grep -cE '^[0-9]+ +unrestricted ' <<< "$out")" = "$(nproc)" ] ||
-	fail "asi_transitions.py does not show every CPU unrestricted at rest"
+[ "$(grep -cE '^[0-9]+ +(unrestricted|userspace of mm 0x[0-9a-f]+) ' <<< "$out")" = "$(nproc)" ] ||
+	fail "a CPU is in another space than its process's, or unlisted"
 for c in "${!low[@]}"; do
 	got=$(awk -v c="$c" '$1 == c { print $2 }' <<< "$out") high=$(vmstat $c)
 	[ -n "$got" ] && [ "$got" -ge "${low[$c]}" ] && [ "$got" -le "$high" ] ||
 		fail "asi_transitions.py shows $c=${got:-nothing}, /proc/vmstat ${low[$c]}..$high"
 done
 [ "$(vmstat asi_restore)" -gt 0 ] || fail "no restore counted after the interrupt cases"
+
+# The userspace class: user mode runs in the process's own space.
+sh -c 'while :; do :; done' &
+spin=$!
+sleep 1
+out=$(transitions 2>&1); rc=$?
+kill $spin
+echo "$out"
+[ $rc = 0 ] || fail "asi_transitions.py found violations with a process spinning (rc=$rc)"
+grep -qE "^ +$spin +sh +userspace of mm 0x[0-9a-f]+ +critical" <<< "$out" ||
+	fail "the spinning process $spin does not target its userspace-class space"
+grep -qE '^[0-9]+ +userspace of mm 0x[0-9a-f]+ +'"$spin"' ' <<< "$out" ||
+	fail "no CPU runs the spinning process $spin in its space"
 echo "PASS"

@@ -1,9 +1,12 @@
 #!/bin/bash
-# stress-ng's memory stressors run to completion; with ASI on, the restricted
+# stress-ng's memory stressors, then its syscall-heavy ones (fork, exec, pipe,
+# mmap, signals, futex, page faults), run to completion; with ASI on, the restricted
 # page tables are accounted in /proc/vmstat, the vmalloc areas stress-ng's
 # forks create and free come and go without a splat (the console is scanned
 # by tests/run.sh), the page allocator did its mode's work (flips, or deferred
-# frees) and debug/asi_check.py finds the whole restricted address space clean.
+# frees), the stressors' user mode ran in their restricted spaces (entered on
+# return to user mode, never left through a fault at the user-mode boundary)
+# and debug/asi_check.py finds the whole restricted address space clean.
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
 [ "$ASI_EXPECT" = invalid ] && exit 77
@@ -24,7 +27,9 @@ if [ "$ASI_EXPECT" = on ] && [ "$(cat /sys/kernel/mm/asi/alloc_mode)" = freelist
 	events=1
 fi
 
+enter0=$(stat asi_enter)
 "$top/stress/mem-pressure.sh" "${STRESS_SECONDS:-15}" || fail "stress-ng exited with $?"
+"$top/stress/syscalls.sh" "${STRESS_SECONDS:-15}" || fail "the syscall stressors exited with $?"
 
 if [ -n "$events" ]; then
 	echo 0 > $tr/events/asi/enable
@@ -60,6 +65,11 @@ pageflag)
 	;;
 *) fail "alloc_mode is $(cat /sys/kernel/mm/asi/alloc_mode)" ;;
 esac
+enters=$(( $(stat asi_enter) - enter0 ))
+echo "restricted spaces entered during stress: $enters"
+[ "$enters" -gt 1000 ] || fail "user mode hardly ran restricted ($enters enters)"
+[ "$(stat asi_exit_user_edge)" = 0 ] ||
+	fail "$(stat asi_exit_user_edge) faults at the user-mode boundary left user mode unrestricted"
 
 vmlinux=${VMLINUX:?not in a vm/run.sh guest}
 /usr/bin/python3 /usr/bin/drgn -q -k -s "$vmlinux" "$top/debug/asi_check.py" ||
