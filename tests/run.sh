@@ -1,7 +1,7 @@
 #!/bin/bash
 # `make test` (tests/run.sh): build the ASI=n variant, then boot the test
-# kernel four times (asi=on with each page-allocator mode, asi=off,
-# asi=bogus), run the KUnit suites built into it (asi=on boots, parsed with
+# kernel four times (asi=on with each page-allocator mode, the second with
+# 4-level paging, asi=off, asi=bogus), run the KUnit suites built into it (asi=on boots, parsed with
 # the tree's kunit.py) and tests/guest/ in each boot, and scan every console
 # for splats.
 #
@@ -182,7 +182,9 @@ boot() {	# mode (on|off|invalid), kernel parameters, [asi_alloc mode]
 if [ "$suite" = lean ]; then
 	# The free-list shuffle on, as distributions build it (KUnit checks it).
 	boot on "asi=on asi_alloc=freelist page_alloc.shuffle=1" freelist
-	boot on "asi=on asi_alloc=pageflag" pageflag
+	# 4-level paging (TCG's -cpu max has 5): the p4d is then the pgd entry,
+	# which the userspace class mirrors through set_p4d() instead.
+	boot on "asi=on asi_alloc=pageflag no5lvl" pageflag
 	boot off "asi=off kunit.enable=0"
 	boot invalid "asi=bogus asi_alloc=bogus kunit.enable=0"
 else
