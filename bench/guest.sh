@@ -1,8 +1,9 @@
 #!/bin/bash
 # Runs inside the guest for `make bench`: the in-kernel alloc/free
-# microbenchmark (<debugfs>/asi/alloc_bench), stress-ng memory stressors one
-# at a time for throughput, then all together under memory pressure for OOM
-# kills and TLB flushes. Writes "key value" lines to $BENCH_OUT (default
+# microbenchmark (<debugfs>/asi/alloc_bench), stress-ng memory and
+# syscall-heavy stressors one at a time for throughput and the restricted
+# spaces' enters and exits per stressor, then the memory stressors together
+# under memory pressure for OOM kills and TLB flushes. Writes "key value" lines to $BENCH_OUT (default
 # $ASI_OUT/bench.txt). BENCH_PAGES, BENCH_ROUNDS, BENCH_SECONDS (pressure;
 # each lone stressor gets a third of it) tune it.
 set -u
@@ -13,6 +14,8 @@ knob=/sys/kernel/debug/asi/alloc_bench
 die() { echo "bench: $*" >&2; exit 1; }
 [ -w $knob ] || die "$knob missing: is debugfs mounted and the kernel built with ASI?"
 vm() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
+# All exits from restricted spaces so far (0 with ASI off).
+exits() { awk '$1 ~ /^asi_exit_/ { n += $2 } END { print n + 0 }' /proc/vmstat; }
 
 : > "$out"
 echo "mode $(cat /sys/kernel/mm/asi/alloc_mode)" >> "$out"
@@ -31,16 +34,22 @@ done
 echo "alloc_free_pages_per_sec $best" >> "$out"
 echo "flushes_per_million_frees $((flushes * 1000000 / (pages * rounds)))" >> "$out"
 
-# Throughput: each memory stressor alone (with one vCPU, stressors run
-# together only trade CPU time with each other).
-for st in vm mmap brk fork; do
+# Throughput: each stressor alone (stressors run together only trade CPU
+# time with each other), with the bogo-ops done and the restricted spaces'
+# enters and exits meanwhile.
+for st in vm mmap brk fork get null pipe sigq futex; do
+	e0=$(vm asi_enter) x0=$(exits)
 	log=$(stress-ng --temp-path /tmp --timeout "${per}s" --metrics-brief \
 		--$st 1 2>&1)
+	e1=$(vm asi_enter) x1=$(exits)
 	# metrics-brief: "... metrc: [pid] <stressor> <ops> <real s> <usr> <sys> <ops/s real> ..."
+	ops=$(echo "$log" | awk -v st=$st '/metrc:/ && $4 == st && $5 ~ /^[0-9]+$/ { print $5 }')
 	rate=$(echo "$log" | awk -v st=$st '/metrc:/ && $4 == st && $5 ~ /^[0-9]+$/ { printf "%.2f", $9 }')
 	[ -n "$rate" ] || { echo "$log"; die "no bogo-ops rate for $st"; }
-	echo "stress $st: $rate bogo-ops/s"
+	echo "stress $st: $rate bogo-ops/s, $ops bogo-ops, $((${e1:-0} - ${e0:-0})) enters, $((x1 - x0)) exits"
 	echo "stress_${st}_ops_per_sec $rate" >> "$out"
+	echo "stress_${st}_ops $ops" >> "$out"
+	echo "stress_${st}_exits $((x1 - x0))" >> "$out"
 done
 
 # Pressure: the stressors together at 80% of memory, OOM-killable.

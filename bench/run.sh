@@ -1,7 +1,8 @@
 #!/bin/bash
 # `make bench`: one kernel, three boots (asi=off, asi=on asi_alloc=pageflag,
 # asi=on asi_alloc=freelist), bench/guest.sh in each; prints a table and the
-# ratios against the goals. A benchmark, not a test: it fails only when a
+# ratios against the goals, then every stressor's asi=on/asi=off ratio and
+# its exits from restricted spaces per 1000 bogo-ops. A benchmark, not a test: it fails only when a
 # boot does not report. Results and logs go to build/bench/.
 set -uo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
@@ -58,4 +59,19 @@ echo "freelist/pageflag alloc+free: $(ratio "$fl" "$(get pageflag alloc_free_pag
 echo "freelist flushes per 10^6 frees: $(get freelist flushes_per_million_frees) (goal <= 1000)"
 echo "freelist/asi=off stress-ng (geomean of $stressors):   $(geo freelist off)"
 echo "freelist/pageflag stress-ng (geomean of $stressors):  $(geo freelist pageflag)"
+
+# Every stressor: asi=on/asi=off per allocator mode, and how often the
+# stressor's processes left their restricted spaces.
+echo
+printf '%-7s %10s %10s %10s %14s %14s %16s\n' stressor "off/s" "pageflag/s" "freelist/s" \
+	"pageflag/off" "freelist/off" "exits/1e3 ops"
+for st in vm mmap brk fork get null pipe sigq futex; do
+	off=$(get off "stress_${st}_ops_per_sec") pf=$(get pageflag "stress_${st}_ops_per_sec")
+	fl=$(get freelist "stress_${st}_ops_per_sec")
+	per_op=$(awk -v x="$(get freelist "stress_${st}_exits")" -v n="$(get freelist "stress_${st}_ops")" \
+		'BEGIN { if (n > 0) printf "%.1f", 1000 * x / n; else print "n/a" }')
+	printf '%-7s %10s %10s %10s %14s %14s %16s\n' "$st" "$off" "$pf" "$fl" \
+		"$(ratio "$pf" "$off")" "$(ratio "$fl" "$off")" "$per_op"
+done
+echo "(goal: asi=on/asi=off >= 0.95 for each stressor; exits are those of freelist mode)"
 echo "results: $runs"
