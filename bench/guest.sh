@@ -11,6 +11,7 @@ out=${BENCH_OUT:-$ASI_OUT/bench.txt}
 pages=${BENCH_PAGES:-200000} rounds=${BENCH_ROUNDS:-3} secs=${BENCH_SECONDS:-20}
 per=$(( secs / 3 > 0 ? secs / 3 : 1 ))
 knob=/sys/kernel/debug/asi/alloc_bench
+sites=/sys/kernel/debug/asi/fault_exits
 die() { echo "bench: $*" >&2; exit 1; }
 [ -w $knob ] || die "$knob missing: is debugfs mounted and the kernel built with ASI?"
 vm() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
@@ -38,10 +39,11 @@ echo "flushes_per_million_frees $((flushes * 1000000 / (pages * rounds)))" >> "$
 # time with each other), with the bogo-ops done and the restricted spaces'
 # enters and exits meanwhile.
 for st in vm mmap brk fork get null pipe sigq futex; do
-	e0=$(vm asi_enter) x0=$(exits)
+	e0=$(vm asi_enter) x0=$(exits) f0=$(vm asi_exit_page_fault) w0=$(vm asi_exit_switch)
+	[ -w $sites ] && echo 0 > $sites
 	log=$(stress-ng --temp-path /tmp --timeout "${per}s" --metrics-brief \
 		--$st 1 2>&1)
-	e1=$(vm asi_enter) x1=$(exits)
+	e1=$(vm asi_enter) x1=$(exits) f1=$(vm asi_exit_page_fault) w1=$(vm asi_exit_switch)
 	# metrics-brief: "... metrc: [pid] <stressor> <ops> <real s> <usr> <sys> <ops/s real> ..."
 	ops=$(echo "$log" | awk -v st=$st '/metrc:/ && $4 == st && $5 ~ /^[0-9]+$/ { print $5 }')
 	rate=$(echo "$log" | awk -v st=$st '/metrc:/ && $4 == st && $5 ~ /^[0-9]+$/ { printf "%.2f", $9 }')
@@ -50,6 +52,14 @@ for st in vm mmap brk fork get null pipe sigq futex; do
 	echo "stress_${st}_ops_per_sec $rate" >> "$out"
 	echo "stress_${st}_ops $ops" >> "$out"
 	echo "stress_${st}_exits $((x1 - x0))" >> "$out"
+	echo "stress_${st}_fault_exits $((${f1:-0} - ${f0:-0}))" >> "$out"
+	echo "stress_${st}_switch_exits $((${w1:-0} - ${w0:-0}))" >> "$out"
+	# Where its page-fault exits came from: the top site, by region and code.
+	if [ -r $sites ]; then
+		cat $sites
+		awk -v st=$st '/^top sites:/ { getline; print "top_exit_" st, $2, $3, $1; exit }' \
+			$sites >> "$out"
+	fi
 done
 
 # Pressure: the stressors together at 80% of memory, OOM-killable.

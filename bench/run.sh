@@ -2,7 +2,7 @@
 # `make bench`: one kernel, three boots (asi=off, asi=on asi_alloc=pageflag,
 # asi=on asi_alloc=freelist), bench/guest.sh in each; prints a table and the
 # ratios against the goals, then every stressor's asi=on/asi=off ratio and
-# its exits from restricted spaces per 1000 bogo-ops. A benchmark, not a test: it fails only when a
+# its exits from restricted spaces per bogo-op (all, page faults, switches). A benchmark, not a test: it fails only when a
 # boot does not report. Results and logs go to build/bench/.
 set -uo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
@@ -63,15 +63,24 @@ echo "freelist/pageflag stress-ng (geomean of $stressors):  $(geo freelist pagef
 # Every stressor: asi=on/asi=off per allocator mode, and how often the
 # stressor's processes left their restricted spaces.
 echo
-printf '%-7s %10s %10s %10s %14s %14s %16s\n' stressor "off/s" "pageflag/s" "freelist/s" \
-	"pageflag/off" "freelist/off" "exits/1e3 ops"
+printf '%-7s %10s %10s %10s %13s %13s %11s %11s %11s\n' stressor "off/s" "pageflag/s" "freelist/s" \
+	"pageflag/off" "freelist/off" "exits/op" "faults/op" "switch/op"
+per_op() {	# stressor, key: freelist's count per bogo-op
+	awk -v x="$(get freelist "stress_$1_$2")" -v n="$(get freelist "stress_$1_ops")" \
+		'BEGIN { if (n > 0 && x != "") printf "%.2f", x / n; else print "n/a" }'
+}
 for st in vm mmap brk fork get null pipe sigq futex; do
 	off=$(get off "stress_${st}_ops_per_sec") pf=$(get pageflag "stress_${st}_ops_per_sec")
 	fl=$(get freelist "stress_${st}_ops_per_sec")
-	per_op=$(awk -v x="$(get freelist "stress_${st}_exits")" -v n="$(get freelist "stress_${st}_ops")" \
-		'BEGIN { if (n > 0) printf "%.1f", 1000 * x / n; else print "n/a" }')
-	printf '%-7s %10s %10s %10s %14s %14s %16s\n' "$st" "$off" "$pf" "$fl" \
-		"$(ratio "$pf" "$off")" "$(ratio "$fl" "$off")" "$per_op"
+	printf '%-7s %10s %10s %10s %13s %13s %11s %11s %11s\n' "$st" "$off" "$pf" "$fl" \
+		"$(ratio "$pf" "$off")" "$(ratio "$fl" "$off")" "$(per_op $st exits)" \
+		"$(per_op $st fault_exits)" "$(per_op $st switch_exits)"
 done
 echo "(goal: asi=on/asi=off >= 0.95 for each stressor; exits are those of freelist mode)"
+echo
+echo "each stressor's most frequent page-fault exit in freelist mode (region, site, count):"
+for st in vm mmap brk fork get null pipe sigq futex; do
+	awk -v k="top_exit_$st" -v st="$st" '$1 == k { printf "  %-7s %-10s %s (%s)\n", st, $2, $3, $4 }' \
+		"$runs/freelist/bench.txt"
+done
 echo "results: $runs"
