@@ -57,8 +57,8 @@ for st in vm mmap brk fork get null pipe sigq futex; do
 	# Where its page-fault exits came from: the top site, by region and code.
 	if [ -r $sites ]; then
 		cat $sites
-		awk -v st=$st '/^top sites:/ { getline; print "top_exit_" st, $2, $3, $1; exit }' \
-			$sites >> "$out"
+		awk -v st=$st '/^top sites:/ { if ((getline) > 0 && NF >= 3)
+			print "top_exit_" st, $2, $3, $1; exit }' $sites >> "$out"
 	fi
 done
 

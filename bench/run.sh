@@ -8,7 +8,7 @@ set -uo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
 cd "$TOP" || exit 1
 
-for v in BENCH_PAGES BENCH_SECONDS BENCH_TIMEOUT; do
+for v in BENCH_PAGES BENCH_ROUNDS BENCH_SECONDS BENCH_TIMEOUT; do
 	[[ ${!v:-1} =~ ^[1-9][0-9]*$ ]] || die "$v must be a positive whole number, not '${!v}'"
 done
 
@@ -23,7 +23,7 @@ for m in "${modes[@]}"; do
 	note "bench: booting with ${param[$m]}"
 	vm/run.sh --out "$runs/$m" --timeout "${BENCH_TIMEOUT:-1200}" \
 		--append "${param[$m]} kunit.enable=0" -- \
-		env BENCH_PAGES="${BENCH_PAGES:-200000}" \
+		env BENCH_PAGES="${BENCH_PAGES:-200000}" BENCH_ROUNDS="${BENCH_ROUNDS:-3}" \
 		BENCH_SECONDS="${BENCH_SECONDS:-20}" bench/guest.sh \
 		> "$runs/$m.stdout" 2>&1 ||
 		die "bench: the ${param[$m]} boot failed (see $runs/$m.stdout, $runs/$m/console.log)"
@@ -39,7 +39,10 @@ geo() {
 	for st in $stressors; do
 		args="$args $(get "$1" "stress_${st}_ops_per_sec") $(get "$2" "stress_${st}_ops_per_sec")"
 	done
-	echo "$args" | awk '{ s = 0; n = 0; for (i = 1; i < NF; i += 2) if ($(i + 1) > 0) { s += log($i / $(i + 1)); n++ }
+	# A stressor that did no bogo-op in one mode makes the mean meaningless.
+	echo "$args" | awk '{ s = 0; n = 0; for (i = 1; i < NF; i += 2) {
+			if ($i <= 0 || $(i + 1) <= 0) { print "n/a (a stressor did no bogo-op)"; exit }
+			s += log($i / $(i + 1)); n++ }
 		if (n) printf "%.2f", exp(s / n); else print "n/a" }'
 }
 

@@ -52,8 +52,10 @@ def snapshot() -> dict:
     """What the checks need, read as close together as drgn allows."""
     cpus = {}
     for cpu in for_each_online_cpu(prog):
-        task = per_cpu(prog["runqueues"], cpu).curr
-        cpus[cpu] = (per_cpu(prog["curr_asi"], cpu).read_(), task,
+        # read_(): drgn re-reads a reference each time it is used.
+        asi = per_cpu(prog["curr_asi"], cpu).read_()
+        task = per_cpu(prog["runqueues"], cpu).curr.read_()
+        cpus[cpu] = (asi, task, task.thread.asi_state.target.read_(),
                      per_cpu(prog["asi_switching"], cpu).value_())
     tasks = []
     for task in for_each_task(prog):
@@ -65,11 +67,10 @@ def snapshot() -> dict:
 
 def violations(snap: dict) -> list:
     out = []
-    for cpu, (asi, task, _) in snap["cpus"].items():
-        if asi and task.thread.asi_state.target.value_() != asi.value_():
+    for cpu, (asi, task, target, _) in snap["cpus"].items():
+        if asi and target.value_() != asi.value_():
             out.append(f"cpu{cpu} runs in {asi.value_():#x} but its task "
-                       f"{task.pid.value_()} targets "
-                       f"{task.thread.asi_state.target.value_():#x}")
+                       f"{task.pid.value_()} targets {target.value_():#x}")
     for task, target, critical in snap["tasks"]:
         pid = task.pid.value_()
         if critical and not target:
@@ -113,7 +114,7 @@ def main(argv):
         bad = violations(snap)
 
     print(f"{'cpu':<5} {'space':<40} {'task':>7} {'switching':>9}")
-    for cpu, (asi, task, switching) in snap["cpus"].items():
+    for cpu, (asi, task, _, switching) in snap["cpus"].items():
         print(f"{cpu:<5} {space_name(asi, classes):<40} {task.pid.value_():>7} {switching:>9}")
     print(f"tasks with a target: {len(snap['tasks'])}")
     for task, target, critical in snap["tasks"]:

@@ -7,7 +7,7 @@
 # nothing and `pfn` tells the same about the anonymous page. With ASI off both
 # scripts exit 2 saying so.
 set -u
-top=$(cd ../.. && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 vmlinux=${VMLINUX:?not in a vm/run.sh guest}
 drgn_script() {	# script, arguments...
 	local script=$1

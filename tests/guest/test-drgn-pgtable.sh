@@ -3,7 +3,7 @@
 # freed init memory and a page of this test's anonymous memory (sensitive
 # user data) are not, though the unrestricted tables map them. With ASI off the script must say so.
 set -u
-top=$(cd ../.. && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 vmlinux=${VMLINUX:?not in a vm/run.sh guest}
 drgn_script() { /usr/bin/python3 /usr/bin/drgn -q -k -s "$vmlinux" "$top/debug/asi_pgtable.py" "$@"; }
 fail() { echo "FAIL: $*"; exit 1; }

@@ -5,20 +5,23 @@
 # there would leave user mode unrestricted, counted as asi_exit_user_edge.
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
-edge() { awk '$1 == "asi_exit_user_edge" { print $2 }' /proc/vmstat; }
+vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
+src=$(cd "$(dirname "$0")" && pwd)/espfix-ss16.c
 
+command -v gcc >/dev/null || { echo "no gcc to build $src"; exit 77; }
 bin=$(mktemp /tmp/espfix-ss16.XXXXXX) || fail "mktemp"
 trap 'rm -f "$bin"' EXIT
-gcc -O2 -Wall -o "$bin" espfix-ss16.c || fail "cannot build espfix-ss16.c"
-before=$(edge)
+gcc -O2 -Wall -o "$bin" "$src" || fail "cannot build $src"
+edge0=$(vmstat asi_exit_user_edge) enter0=$(vmstat asi_enter)
 "$bin"
 rc=$?
 [ $rc = 77 ] && exit 77
 [ $rc = 0 ] || fail "espfix-ss16 exited with $rc"
 if [ "$ASI_EXPECT" = on ]; then
-	after=$(edge)
-	[ -n "$before" ] && [ -n "$after" ] || fail "no asi_exit_user_edge in /proc/vmstat"
-	[ "$after" = "$before" ] ||
-		fail "$((after - before)) faults at the user-mode boundary: ESPFIX64 stacks not mapped restricted"
+	edge1=$(vmstat asi_exit_user_edge) enter1=$(vmstat asi_enter)
+	[ -n "$edge0" ] && [ -n "$edge1" ] || fail "no asi_exit_user_edge in /proc/vmstat"
+	[ "$enter1" -gt "$enter0" ] || fail "no restricted space was entered meanwhile"
+	[ "$edge1" = "$edge0" ] ||
+		fail "$((edge1 - edge0)) faults at the user-mode boundary: ESPFIX64 stacks not mapped restricted"
 fi
 echo "PASS"

@@ -11,7 +11,7 @@ set -u
 fail() { echo "FAIL: $*"; exit 1; }
 [ "$ASI_EXPECT" = invalid ] && exit 77
 
-top=$(cd ../.. && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 stat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 
 # Trace the flips stress-ng causes (asi_alloc=freelist).
@@ -72,6 +72,12 @@ echo "restricted spaces entered during stress: $enters"
 	fail "$(stat asi_exit_user_edge) faults at the user-mode boundary left user mode unrestricted"
 
 vmlinux=${VMLINUX:?not in a vm/run.sh guest}
-/usr/bin/python3 /usr/bin/drgn -q -k -s "$vmlinux" "$top/debug/asi_check.py" ||
-	fail "asi_check.py found $? violations"
+out=$(/usr/bin/python3 /usr/bin/drgn -q -k -s "$vmlinux" "$top/debug/asi_check.py" 2>&1)
+rc=$?
+echo "$out"
+grep -q '^asi_check: ' <<< "$out" || fail "asi_check.py did not finish (exit $rc)"
+[ $rc = 0 ] || fail "asi_check.py found $rc violations"
+# Processes' userspace-class spaces were among those checked.
+grep -qE '^spaces: .*pid [0-9]+ userspace \(pgd' <<< "$out" ||
+	fail "asi_check.py checked no process's userspace-class space"
 echo "PASS"
