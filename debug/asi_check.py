@@ -16,9 +16,10 @@ half) and classifies the pages it maps by where the leaf is:
   image       [_text, _end) through the high kernel mapping
   vmalloc     the vmalloc area          modules     the modules area
   percpu      the first percpu chunk    direct map  the rest of the direct map
-  entry area  the CPU entry area, shared with init_mm: its first-chunk percpu
-              pages (GDT, TSS, entry and exception stacks) and the image's
-              read-only IDT are no violation
+  entry area  the CPU entry area and the ESPFIX64 stacks, shared with
+              init_mm: the entry area's first-chunk percpu pages (GDT, TSS,
+              entry and exception stacks) and the image's read-only IDT are
+              no violation; ESPFIX64 maps each CPU's stack page many times
   user        a per-mm user half        other       anywhere else
   io          a page that is not RAM: pfn >= max_pfn, no struct page, or not
               "System RAM" in /proc/iomem (ioremap, MMIO); attributes only

@@ -81,8 +81,10 @@ class Layout:
         self.sme_mask = prog["sme_me_mask"].value_() if has(prog, "sme_me_mask") \
             else int(info.get("NUMBER(sme_mask)", "0"))
         self.percpu = percpu_first_chunk(prog)
-        # CPU_ENTRY_AREA_BASE: one p4d entry (512 GiB) with 4- and 5-level paging.
+        # CPU_ENTRY_AREA_BASE and ESPFIX_BASE_ADDR: one p4d entry (512 GiB)
+        # each with 4- and 5-level paging, both shared with init_mm.
         self.cea = (0xFFFFFE0000000000, 0xFFFFFE8000000000)
+        self.espfix = (0xFFFFFF0000000000, 0xFFFFFF8000000000)
 
     def kind(self, va):
         if self.text[0] <= va < self.text[1]:
@@ -102,7 +104,7 @@ class Layout:
     def region(self, va):
         """Where va is, as asi_check.py classifies pages: image, percpu (the
         first chunk), modules, vmalloc, direct map, entry area (the CPU entry
-        area), user (the lower half) or other."""
+        area and the ESPFIX64 stacks), user (the lower half) or other."""
         if not va >> 63:
             return "user"
         if self.image[0] <= va < self.image[1]:
@@ -115,7 +117,7 @@ class Layout:
             return "vmalloc"
         if self.page_offset <= va < self.direct_end:
             return "direct map"
-        if self.cea[0] <= va < self.cea[1]:
+        if self.cea[0] <= va < self.cea[1] or self.espfix[0] <= va < self.espfix[1]:
             return "entry area"
         return "other"
 
