@@ -12,7 +12,8 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 vmlinux=${VMLINUX:?not in a vm/run.sh guest}
 fail() { echo "FAIL: $*"; exit 1; }
-transitions() { /usr/bin/python3 /usr/bin/drgn -q -k -s "$vmlinux" "$top/debug/asi_transitions.py" "$@"; }
+transitions_cmd=(/usr/bin/python3 /usr/bin/drgn -q -k -s "$vmlinux" "$top/debug/asi_transitions.py")
+transitions() { "${transitions_cmd[@]}"; }
 vmstat() { awk -v c="$1" '$1 == c { print $2 }' /proc/vmstat; }
 
 if [ "$ASI_EXPECT" != on ]; then
@@ -78,8 +79,7 @@ spin=$!
 trap 'kill $spin 2>/dev/null' EXIT
 sleep 1
 for try in 1 2 3 4 5; do
-	out=$(taskset -c 0-$((last - 1)) /usr/bin/python3 /usr/bin/drgn -q -k -s "$vmlinux" \
-		"$top/debug/asi_transitions.py" 2>&1); rc=$?
+	out=$(taskset -c 0-$((last - 1)) "${transitions_cmd[@]}" 2>&1); rc=$?
 	[ $rc = 0 ] || { echo "$out"; fail "asi_transitions.py failed with a process spinning (rc=$rc)"; }
 	grep -qE "^ +$spin +sh +userspace of mm 0x[0-9a-f]+ +critical" <<< "$out" &&
 		grep -qE "^$last +userspace of mm 0x[0-9a-f]+ +$spin " <<< "$out" && break
