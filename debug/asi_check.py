@@ -16,6 +16,8 @@ half) and classifies the pages it maps by where the leaf is:
   image       [_text, _end) through the high kernel mapping
   vmalloc     the vmalloc area          modules     the modules area
   percpu      the first percpu chunk    direct map  the rest of the direct map
+  vmemmap     the struct pages (copied for memory that is online): their
+              memblock-allocated (PageReserved) pages are no violation
   entry area  the CPU entry area and the ESPFIX64 stacks, shared with
               init_mm: the entry area's first-chunk percpu pages (GDT, TSS,
               entry and exception stacks) and the image's read-only IDT are
@@ -37,10 +39,10 @@ Violations, one per page unless said otherwise:
   sensitive page mapped         a zsmalloc page (compressed user memory of
                                 zram and zswap), whatever its block or flag;
                                 freelist: the page's pageblock is sensitive
-                                (exempt: the percpu first chunk itself, and
-                                PageReserved pages through the direct map,
-                                which are counted; a first-chunk page reached
-                                another way, e.g. a vmap'd IRQ stack, is not);
+                                (exempt: the percpu first chunk, mapped
+                                whole, also through an alias such as a
+                                vmap'd IRQ stack, and PageReserved pages
+                                through the direct map, which are counted);
                                 pageflag: neither the page nor its compound
                                 head is PG_asi_nonsensitive and it is not
                                 PageReserved
@@ -123,8 +125,9 @@ KINDS = (FREE, IMAGE, SENS, RESV_NS, NOPAGE, DIFF, UNMAPPED, USER_HALF, BADTABLE
 UNITS = {DIFF: "leaf", UNMAPPED: "leaf", USER_HALF: "slot", BADTABLE: "table"}
 PLURAL = {"leaf": "leaves"}
 
-REGIONS = ("image", "vmalloc", "modules", "percpu", "direct map", "entry area", "user", "other")
-CLASSES = REGIONS[:5] + ("io", "page table") + REGIONS[5:]
+REGIONS = ("image", "vmalloc", "modules", "percpu", "direct map", "vmemmap", "entry area", "user",
+           "other")
+CLASSES = REGIONS[:6] + ("io", "page table") + REGIONS[6:]
 GLOBAL = "global"
 
 # One byte per pfn (Scan.info): what the checks need to know about a page.
@@ -151,13 +154,15 @@ def verdict(mode, region, b):
         return OK                      # io: attributes only
     if region == "image":
         return OK if b & RESERVED else IMAGE
+    if region == "vmemmap" and b & RESERVED:
+        return OK                      # struct pages memblock allocated at boot
     if b & FREE_BAD:
         return FREE
     if region == "entry area" and b & (PERCPU | RESERVED):
         return OK                      # per-CPU entry state, the image's read-only IDT
     if mode == "freelist":
-        if region == "percpu":
-            return OK
+        if region == "percpu" or b & PERCPU:
+            return OK                  # the first chunk, or an alias of it
         if b & NONSENS:
             return RESV_NS if region == "direct map" and b & RESERVED else OK
     elif b & NONSENS or (b & RESERVED and region != "direct map"):

@@ -71,6 +71,10 @@ class Layout:
         self.vmalloc = prog["vmalloc_base"].value_()
         self.vmalloc_end = self.vmalloc + ((12800 if self.l5 else 32) << 40)
         self.direct_end = self.page_offset + (prog["max_pfn"].value_() << PAGE_SHIFT)
+        # struct pages of every possible pfn (MAX_PHYSMEM_BITS: 52 or 46).
+        vmemmap = prog["vmemmap_base"].value_()
+        self.vmemmap = (vmemmap, vmemmap + (((1 << (52 if self.l5 else 46)) >> PAGE_SHIFT)
+                                            * sizeof(prog.type("struct page"))))
         sym = lambda name: prog.symbol(name).address
         self.text = (sym("_text"), sym("_etext"))
         self.image = (sym("_text"), sym("_end"))
@@ -99,12 +103,15 @@ class Layout:
             return "vmalloc"
         if self.page_offset <= va < self.direct_end:
             return "direct map"
+        if self.vmemmap[0] <= va < self.vmemmap[1]:
+            return "vmemmap"
         return "other"
 
     def region(self, va):
         """Where va is, as asi_check.py classifies pages: image, percpu (the
-        first chunk), modules, vmalloc, direct map, entry area (the CPU entry
-        area and the ESPFIX64 stacks), user (the lower half) or other."""
+        first chunk), modules, vmalloc, direct map, vmemmap, entry area (the
+        CPU entry area and the ESPFIX64 stacks), user (the lower half) or
+        other."""
         if not va >> 63:
             return "user"
         if self.image[0] <= va < self.image[1]:
@@ -117,6 +124,8 @@ class Layout:
             return "vmalloc"
         if self.page_offset <= va < self.direct_end:
             return "direct map"
+        if self.vmemmap[0] <= va < self.vmemmap[1]:
+            return "vmemmap"
         if self.cea[0] <= va < self.cea[1] or self.espfix[0] <= va < self.espfix[1]:
             return "entry area"
         return "other"

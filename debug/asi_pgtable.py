@@ -57,7 +57,8 @@ def cmd_ranges(layout, pgd, what, args):
     kinds = {}
     for r in ranges:
         kinds.setdefault(r[2], []).append(r)
-    for kind in ("text", "data", "modules", "vmalloc", "percpu", "direct map", "other"):
+    for kind in ("text", "data", "modules", "vmalloc", "percpu", "direct map", "vmemmap",
+                 "other"):
         rs = kinds.get(kind, [])
         total = sum(e - s for s, e, _, _ in rs)
         print(f"{kind}: {len(rs)} ranges, {human(total)}")

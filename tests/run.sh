@@ -183,9 +183,10 @@ if [ "$suite" = lean ]; then
 	# The free-list shuffle on, as distributions build it (KUnit checks it).
 	boot on "asi=on asi_alloc=freelist page_alloc.shuffle=1" freelist
 	# 4-level paging (TCG's -cpu max has 5): the p4d is then the pgd entry,
-	# which the userspace class mirrors through set_p4d() instead.
-	boot on "asi=on asi_alloc=pageflag no5lvl" pageflag
-	boot off "asi=off kunit.enable=0"
+	# which the userspace class mirrors through set_p4d() instead. pti=on:
+	# asi=on wins, and asi=off leaves PTI alone.
+	boot on "asi=on asi_alloc=pageflag no5lvl pti=on" pageflag
+	boot off "asi=off pti=on kunit.enable=0"
 	boot invalid "asi=bogus asi_alloc=bogus kunit.enable=0"
 else
 	# Everything is slower under KASAN and debug_pagealloc.

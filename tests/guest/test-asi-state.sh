@@ -2,7 +2,8 @@
 # The kernel reports the ASI state it was booted with: one boot line saying
 # whether ASI is on and why, /sys/kernel/mm/asi/enabled, and the cpu flag;
 # with ASI on, one line and alloc_mode naming the page allocator's mode
-# (ASI_ALLOC), and a bad asi_alloc= value is named in a warning.
+# (ASI_ALLOC), and a bad asi_alloc= value is named in a warning; asi=on
+# turns PTI off, in one line.
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
 
@@ -48,6 +49,20 @@ if [ "$mode" = freelist ]; then
 	[ "$(cat $knob)" = "$old" ] || fail "flip_batch changed on bad input"
 	echo 3 > $knob && [ "$(cat $knob)" = 3 ] || fail "flip_batch refused 3"
 	echo "$old" > $knob
+fi
+# asi=on turns PTI off, saying so in one line, whatever pti= says; without
+# it PTI does what it always did (the asi=off boot asks for pti=on).
+pti_line=$(dmesg | grep -E 'page tables isolation: disabled: asi=on')
+grep -qw pti /proc/cpuinfo && pti=1 || pti=0
+if [ $want = 1 ]; then
+	[ "$(echo "$pti_line" | grep -c .)" = 1 ] || fail "expected one line saying asi=on turned PTI off, got '$pti_line'"
+	[ $pti = 0 ] || fail "the pti cpu flag is set with ASI on"
+	echo "pti: $pti_line"
+else
+	[ -z "$pti_line" ] || fail "PTI turned off for asi=on with ASI off: $pti_line"
+	if grep -qw 'pti=on' /proc/cmdline; then
+		[ $pti = 1 ] || fail "pti=on without ASI, but the pti cpu flag is clear"
+	fi
 fi
 if grep -qw 'asi_alloc=bogus' /proc/cmdline; then
 	dmesg | grep -q 'unknown value "bogus" for asi_alloc=' || fail "no warning naming the bad asi_alloc= value"
