@@ -17,6 +17,8 @@ die() { echo "bench: $*" >&2; exit 1; }
 vm() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 # All exits from restricted spaces so far (0 with ASI off).
 exits() { awk '$1 ~ /^asi_exit_/ { n += $2 } END { print n + 0 }' /proc/vmstat; }
+# Transition flushes so far, every kind (IBPB, RSB fill, L1D).
+flushes() { awk '$1 ~ /^asi_flush_/ { n += $2 } END { print n + 0 }' /proc/vmstat; }
 
 : > "$out"
 echo "mode $(cat /sys/kernel/mm/asi/alloc_mode)" >> "$out"
@@ -40,10 +42,12 @@ echo "flushes_per_million_frees $((flushes * 1000000 / (pages * rounds)))" >> "$
 # enters and exits meanwhile.
 for st in vm mmap brk fork get null pipe sigq futex; do
 	e0=$(vm asi_enter) x0=$(exits) f0=$(vm asi_exit_page_fault) w0=$(vm asi_exit_switch)
+	t0=$(flushes)
 	[ -w $sites ] && echo 0 > $sites
 	log=$(stress-ng --temp-path /tmp --timeout "${per}s" --metrics-brief \
 		--$st 1 2>&1)
 	e1=$(vm asi_enter) x1=$(exits) f1=$(vm asi_exit_page_fault) w1=$(vm asi_exit_switch)
+	t1=$(flushes)
 	# metrics-brief: "... metrc: [pid] <stressor> <ops> <real s> <usr> <sys> <ops/s real> ..."
 	ops=$(echo "$log" | awk -v st=$st '/metrc:/ && $4 == st && $5 ~ /^[0-9]+$/ { print $5 }')
 	rate=$(echo "$log" | awk -v st=$st '/metrc:/ && $4 == st && $5 ~ /^[0-9]+$/ { printf "%.2f", $9 }')
@@ -54,6 +58,7 @@ for st in vm mmap brk fork get null pipe sigq futex; do
 	echo "stress_${st}_exits $((x1 - x0))" >> "$out"
 	echo "stress_${st}_fault_exits $((${f1:-0} - ${f0:-0}))" >> "$out"
 	echo "stress_${st}_switch_exits $((${w1:-0} - ${w0:-0}))" >> "$out"
+	echo "stress_${st}_flushes $((t1 - t0))" >> "$out"
 	# Where its page-fault exits came from: the top site, by region and code.
 	if [ -r $sites ]; then
 		cat $sites

@@ -8,12 +8,15 @@ Run inside the guest, against /proc/kcore and the build's vmlinux:
     drgn -q -k -s build/out-asi/vmlinux debug/asi_transitions.py
 
 cpus     one line per online CPU: its curr_asi (the space it runs in, or
-         "unrestricted"), the task it runs, and asi_switching (loads or
-         exits in progress there, NMIs nested).
+         "unrestricted"), the task it runs, asi_switching (loads or exits
+         in progress there, NMIs nested) and its taints, what code that ran
+         there may have left in caches and predictors since the last
+         flushes (kernel/user/guest data, user/guest control).
 tasks    one line per task with a target (between asi_start() and
          asi_end()): pid, comm, the target and whether the task is in a
          critical section.
-counters asi_enter, asi_restore and the asi_exit_* vmstat counters.
+counters asi_enter, asi_restore, the asi_exit_* and asi_flush_* vmstat
+         counters.
 
 Checks: a restricted CPU runs a task whose target is that space; a target
 belongs to the mm the task runs on; a task in a critical section has a
@@ -32,7 +35,7 @@ from drgn.helpers.linux.cpumask import for_each_online_cpu, for_each_possible_cp
 from drgn.helpers.linux.percpu import per_cpu
 from drgn.helpers.linux.pid import for_each_task
 
-from asi_drgn_common import asi_class_names, asi_pgd, run
+from asi_drgn_common import asi_class_names, asi_pgd, has, run
 
 prog = globals()["prog"]
 
@@ -48,6 +51,14 @@ def space_name(asi: Object, classes: list) -> str:
     return f"{name} of mm {asi.mm.value_():#x}"
 
 
+# ASI_TAINT_* bits, in order.
+TAINTS = ("kernel-data", "user-data", "user-control", "guest-data", "guest-control")
+
+
+def taint_names(taints: int) -> str:
+    return ",".join(n for i, n in enumerate(TAINTS) if taints >> i & 1) or "-"
+
+
 def snapshot() -> dict:
     """What the checks need, read as close together as drgn allows."""
     cpus = {}
@@ -55,8 +66,10 @@ def snapshot() -> dict:
         # read_(): drgn re-reads a reference each time it is used.
         asi = per_cpu(prog["curr_asi"], cpu).read_()
         task = per_cpu(prog["runqueues"], cpu).curr.read_()
+        taints = per_cpu(prog["asi_taints"], cpu).value_() \
+            if has(prog, "asi_taints") else None
         cpus[cpu] = (asi, task, task.thread.asi_state.target.read_(),
-                     per_cpu(prog["asi_switching"], cpu).value_())
+                     per_cpu(prog["asi_switching"], cpu).value_(), taints)
     tasks = []
     for task in for_each_task(prog):
         state = task.thread.asi_state
@@ -67,7 +80,7 @@ def snapshot() -> dict:
 
 def violations(snap: dict) -> list:
     out = []
-    for cpu, (asi, task, target, _) in snap["cpus"].items():
+    for cpu, (asi, task, target, _, _) in snap["cpus"].items():
         if asi and target.value_() != asi.value_():
             out.append(f"cpu{cpu} runs in {asi.value_():#x} but its task "
                        f"{task.pid.value_()} targets {target.value_():#x}")
@@ -87,7 +100,7 @@ def counters() -> list:
     names are /proc/vmstat's (ASI_EXITS_PAGE_FAULT is asi_exit_page_fault)."""
     out = []
     for enumerator, item in prog.type("enum vm_event_item").enumerators:
-        if enumerator in ("ASI_ENTER", "ASI_RESTORE"):
+        if enumerator in ("ASI_ENTER", "ASI_RESTORE") or enumerator.startswith("ASI_FLUSH_"):
             name = enumerator.lower()
         elif enumerator.startswith("ASI_EXITS_"):
             name = "asi_exit_" + enumerator.removeprefix("ASI_EXITS_").lower()
@@ -113,9 +126,10 @@ def main(argv):
         snap = snapshot()
         bad = violations(snap)
 
-    print(f"{'cpu':<5} {'space':<40} {'task':>7} {'switching':>9}")
-    for cpu, (asi, task, _, switching) in snap["cpus"].items():
-        print(f"{cpu:<5} {space_name(asi, classes):<40} {task.pid.value_():>7} {switching:>9}")
+    print(f"{'cpu':<5} {'space':<40} {'task':>7} {'switching':>9} taints")
+    for cpu, (asi, task, _, switching, taints) in snap["cpus"].items():
+        print(f"{cpu:<5} {space_name(asi, classes):<40} {task.pid.value_():>7} {switching:>9} "
+              f"{'?' if taints is None else taint_names(taints)}")
     print(f"tasks with a target: {len(snap['tasks'])}")
     for task, target, critical in snap["tasks"]:
         print(f"  {task.pid.value_():>7} {task.comm.string_().decode():<16} "

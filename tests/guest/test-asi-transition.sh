@@ -32,7 +32,7 @@ before=$(grep -E '^asi_(enter|restore|exit_[a-z0-9_]+) ' /proc/vmstat)
 echo 1 > "$d/run" || fail "writing $d/run failed"
 results=$(cat "$d/results") || fail "cannot read $d/results"
 echo "$results"
-dmesg | grep -E 'space: [0-9]+ of [0-9]+ bytes of another process' | tail -2
+dmesg | grep -E 'space: [0-9]+ of [0-9]+ bytes of another process|flush_taints: CPU:' | tail -3
 echo "vmstat before the run:" $before
 echo "vmstat after the run: " $(grep -E '^asi_(enter|restore|exit_[a-z0-9_]+) ' /proc/vmstat)
 
@@ -42,7 +42,7 @@ dmesg | grep -q 'KernelAddressSanitizer initialized' && kasan=1
 for c in asi_runs_restricted asi_sensitive_read_exits asi_genuine_fault_handled \
 	asi_mm_switch_exits asi_lazy_tlb_exits asi_irq_restores asi_nmi_restores \
 	asi_cr3_users_stay_restricted asi_userspace_shares_user_half \
-	asi_probe_reads_nonsensitive_only; do
+	asi_probe_reads_nonsensitive_only asi_transitions_flush_taints; do
 	line=$(grep -E "^[[:space:]]*ok [0-9]+ $c( |$)" <<< "$results") ||
 		fail "no result for $c"
 	case $c:$line in
@@ -57,7 +57,9 @@ for c in asi_runs_restricted asi_sensitive_read_exits asi_genuine_fault_handled 
 done
 
 declare -A low
-for c in asi_enter asi_restore asi_exit_page_fault asi_exit_end; do low[$c]=$(vmstat $c); done
+for c in asi_enter asi_restore asi_exit_page_fault asi_exit_end asi_flush_rsb; do
+	low[$c]=$(vmstat $c)
+done
 out=$(transitions 2>&1) || fail "asi_transitions.py failed: $out"
 echo "$out"
 [ "$(grep -cE '^[0-9]+ +(unrestricted|userspace of mm 0x[0-9a-f]+) ' <<< "$out")" = "$(nproc)" ] ||
@@ -68,6 +70,8 @@ for c in "${!low[@]}"; do
 		fail "asi_transitions.py shows $c=${got:-nothing}, /proc/vmstat ${low[$c]}..$high"
 done
 [ "$(vmstat asi_restore)" -gt 0 ] || fail "no restore counted after the interrupt cases"
+# Every exit after user mode ran flushes its predictor training.
+[ "$(vmstat asi_flush_rsb)" -gt 0 ] || fail "no RSB fill counted"
 
 # The userspace class: user mode runs in the process's own space. The
 # spinner has the last CPU, drgn the others; a tick can catch the spinner in
