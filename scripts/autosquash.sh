@@ -1,5 +1,6 @@
 #!/bin/bash
-# Fold build/linux's "fixup! <subject>" commits into the patches they fix
+# Fold build/linux's "fixup! <subject>" (and "amend! <subject>", whose body is
+# the new message) commits into the patches they fix
 # (git rebase -i --autosquash from base), check that the result has the same
 # tree, and move the layer tags. A rebase rewrites every file any patch
 # touches; files whose content came out the same get their old modification
@@ -29,7 +30,7 @@ fi
 [ -z "$(tgit status --porcelain --untracked-files=no)" ] ||
 	die "build/linux has uncommitted changes: commit them as fixups first"
 subjects() { tgit log --format=%s base..HEAD; }
-[ "$(subjects | grep -c '^fixup! ')" -gt 0 ] || die "no fixup! commits to fold"
+[ "$(subjects | grep -cE '^(fixup|amend)! ')" -gt 0 ] || die "no fixup! or amend! commits to fold"
 
 before=$(tgit rev-parse HEAD)
 stamps=$(mktemp)
@@ -44,7 +45,7 @@ done > "$stamps"
 GIT_SEQUENCE_EDITOR=true tgit rebase -q -i --autosquash base ||
 	die "the rebase stopped (conflict?): resolve it in $SRC and 'git rebase --continue', then scripts/autosquash.sh --retag; or 'git rebase --abort'"
 [ -z "$(tgit diff "$before" HEAD)" ] || die "folding changed the tree: compare $before with HEAD"
-[ "$(subjects | grep -c '^fixup! ')" = 0 ] || die "a fixup! matched no patch subject"
+[ "$(subjects | grep -cE '^(fixup|amend)! ')" = 0 ] || die "a fixup! or amend! matched no patch subject"
 
 while read -r f blob mtime; do
 	if [ "$(tgit rev-parse "HEAD:$f" 2>/dev/null)" = "$blob" ]; then

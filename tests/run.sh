@@ -59,7 +59,9 @@ if [ "$suite" = distro ]; then
 	# included, so pgtable_l5_enabled() reads false and direct-map
 	# addresses look shadowless) before alternatives are patched. That
 	# is upstream's, not ASI's; the lean suite keeps 5-level paging.
-	DISTRO_APPEND="no5lvl debug_pagealloc=on page_owner=on panic_on_warn=1 cma=64M zswap.enabled=1"
+	# hugetlb_free_vmemmap=on: huge pages remap and free vmemmap pages,
+	# which restricted spaces' copy of the vmemmap must follow.
+	DISTRO_APPEND="no5lvl debug_pagealloc=on page_owner=on panic_on_warn=1 cma=64M zswap.enabled=1 hugetlb_free_vmemmap=on"
 fi
 GUEST_TESTS=()
 for d in "${GUEST_DIRS[@]}"; do GUEST_TESTS+=("$d"/test-*.sh); done

@@ -35,8 +35,16 @@ check_clean "with a CMA allocation held"
 echo 2048 > "$c/free" || fail "cma_release failed"
 
 echo "--- hugetlbfs (2 MiB)"
+# With hugetlb_free_vmemmap=on, each huge page frees 6 of its 8 vmemmap
+# pages: restricted spaces' copy of the vmemmap must follow (check_clean).
+memmap() { awk '$1 ~ /^nr_memmap(_boot)?_pages$/ { n += $2 } END { print n + 0 }' /proc/vmstat; }
+m0=$(memmap)
 echo 16 > /proc/sys/vm/nr_hugepages
 [ "$(cat /proc/sys/vm/nr_hugepages)" -ge 8 ] || fail "fewer than 8 huge pages"
+echo "vmemmap pages: $m0 before the huge pages, $(memmap) after"
+if [ "$(cat /proc/sys/vm/hugetlb_optimize_vmemmap 2>/dev/null)" = 1 ]; then
+	[ "$(memmap)" -lt "$m0" ] || fail "hugetlb_optimize_vmemmap is on but no vmemmap page was freed"
+fi
 mkdir -p /tmp/huge && mount -t hugetlbfs none /tmp/huge || fail "cannot mount hugetlbfs"
 /usr/bin/python3 - <<'PY' || fail "hugetlbfs mapping failed"
 import mmap, os
