@@ -35,7 +35,7 @@ check_clean "with a CMA allocation held"
 echo 2048 > "$c/free" || fail "cma_release failed"
 
 echo "--- hugetlbfs (2 MiB)"
-# With hugetlb_free_vmemmap=on, each huge page frees 6 of its 8 vmemmap
+# With hugetlb_free_vmemmap=on, each huge page frees most of its vmemmap
 # pages: restricted spaces' copy of the vmemmap must follow (check_clean).
 memmap() { awk '$1 ~ /^nr_memmap(_boot)?_pages$/ { n += $2 } END { print n + 0 }' /proc/vmstat; }
 m0=$(memmap)
