@@ -59,9 +59,11 @@ if [ "$suite" = distro ]; then
 	# included, so pgtable_l5_enabled() reads false and direct-map
 	# addresses look shadowless) before alternatives are patched. That
 	# is upstream's, not ASI's; the lean suite keeps 5-level paging.
-	# hugetlb_free_vmemmap=on: huge pages remap and free vmemmap pages,
-	# which restricted spaces' copy of the vmemmap must follow.
-	DISTRO_APPEND="no5lvl debug_pagealloc=on page_owner=on panic_on_warn=1 cma=64M zswap.enabled=1 hugetlb_free_vmemmap=on"
+	# Not hugetlb_free_vmemmap=on yet: with debug_pagealloc and page_owner
+	# freeing its huge pages reports "Bad page state" with asi=off too
+	# (2026-12-05, to be bisected); test-features checks the vmemmap
+	# resync when it is on.
+	DISTRO_APPEND="no5lvl debug_pagealloc=on page_owner=on panic_on_warn=1 cma=64M zswap.enabled=1"
 fi
 GUEST_TESTS=()
 for d in "${GUEST_DIRS[@]}"; do GUEST_TESTS+=("$d"/test-*.sh); done
