@@ -15,10 +15,10 @@ sites=/sys/kernel/debug/asi/fault_exits
 die() { echo "bench: $*" >&2; exit 1; }
 [ -w $knob ] || die "$knob missing: is debugfs mounted and the kernel built with ASI?"
 vm() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
-# All exits from restricted spaces so far (0 with ASI off).
-exits() { awk '$1 ~ /^asi_exit_/ { n += $2 } END { print n + 0 }' /proc/vmstat; }
-# Transition flushes so far, every kind (IBPB, RSB fill, L1D).
-flushes() { awk '$1 ~ /^asi_flush_/ { n += $2 } END { print n + 0 }' /proc/vmstat; }
+# The sum of the vmstat counters whose names start with $1 (0 with ASI off):
+# all exits from restricted spaces (asi_exit_), all transition flushes
+# (asi_flush_: IBPB, RSB fill, L1D).
+vmsum() { awk -v p="^$1" '$1 ~ p { n += $2 } END { print n + 0 }' /proc/vmstat; }
 
 : > "$out"
 echo "mode $(cat /sys/kernel/mm/asi/alloc_mode)" >> "$out"
@@ -41,13 +41,13 @@ echo "flushes_per_million_frees $((flushes * 1000000 / (pages * rounds)))" >> "$
 # time with each other), with the bogo-ops done and the restricted spaces'
 # enters and exits meanwhile.
 for st in vm mmap brk fork get null pipe sigq futex; do
-	e0=$(vm asi_enter) x0=$(exits) f0=$(vm asi_exit_page_fault) w0=$(vm asi_exit_switch)
-	t0=$(flushes)
+	e0=$(vm asi_enter) x0=$(vmsum asi_exit_) f0=$(vm asi_exit_page_fault) w0=$(vm asi_exit_switch)
+	t0=$(vmsum asi_flush_)
 	[ -w $sites ] && echo 0 > $sites
 	log=$(stress-ng --temp-path /tmp --timeout "${per}s" --metrics-brief \
 		--$st 1 2>&1)
-	e1=$(vm asi_enter) x1=$(exits) f1=$(vm asi_exit_page_fault) w1=$(vm asi_exit_switch)
-	t1=$(flushes)
+	e1=$(vm asi_enter) x1=$(vmsum asi_exit_) f1=$(vm asi_exit_page_fault) w1=$(vm asi_exit_switch)
+	t1=$(vmsum asi_flush_)
 	# metrics-brief: "... metrc: [pid] <stressor> <ops> <real s> <usr> <sys> <ops/s real> ..."
 	ops=$(echo "$log" | awk -v st=$st '/metrc:/ && $4 == st && $5 ~ /^[0-9]+$/ { print $5 }')
 	rate=$(echo "$log" | awk -v st=$st '/metrc:/ && $4 == st && $5 ~ /^[0-9]+$/ { printf "%.2f", $9 }')
