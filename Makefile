@@ -2,7 +2,7 @@
 # `make help` lists the targets.
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
-.PHONY: help deps tree export autosquash kernel kernel-noasi check-series checkpatch run demo test test-distro bench clean
+.PHONY: help deps tree export autosquash kernel kernel-noasi check-series checkpatch run demo stress compare test test-distro bench clean
 
 KERNEL := build/out-asi/arch/x86/boot/bzImage
 APPEND ?=
@@ -11,6 +11,12 @@ APPEND ?=
 override CMD := $(value CMD)
 export CMD
 TIMEOUT ?= 900
+SCENARIO ?=
+# Seconds per scenario run: make stress defaults to 60, make compare to 30.
+DURATION ?=
+DEMO_SECONDS ?= 40
+REPEATS ?= 3
+SCENARIOS ?=
 
 help:
 	@echo "make deps          install the Debian packages the project uses (apt)"
@@ -23,6 +29,9 @@ help:
 	@echo "make checkpatch    run the kernel's checkpatch.pl over every patch (ignored checks: scripts/checkpatch.sh)"
 	@echo "make run           boot it with asi=on; CMD='...' runs a command, APPEND='...' adds parameters"
 	@echo "make demo          boot asi=on under memory pressure and show what ASI is doing"
+	@echo "make stress        one memory-pressure scenario in an asi=on guest: SCENARIO=<name> [DURATION=60] [APPEND=...]"
+	@stress/scenario.sh list
+	@echo "make compare       OOM behaviour, asi=off vs pageflag vs freelist: [SCENARIOS=...] REPEATS=3 DURATION=30; report + plots"
 	@echo "make test          everything: builds, KUnit, guest tests in four boots; 'N passed, N failed'"
 	@echo "make test-distro   distro-like kernel (NUMA, hotplug, swap, hugetlbfs, modules, KASAN, ...): both modes"
 	@echo "make bench         asi=off vs asi_alloc=pageflag vs freelist: alloc/free rate, TLB flushes, stress-ng"
@@ -59,7 +68,14 @@ run: kernel
 	fi
 
 demo: kernel
-	@vm/run.sh --timeout $(TIMEOUT) --append "asi=on kunit.enable=0 $(APPEND)" -- stress/demo.sh
+	@vm/run.sh --timeout $(TIMEOUT) --append "asi=on kunit.enable=0 $(APPEND)" -- \
+		env DEMO_SECONDS="$(DEMO_SECONDS)" stress/demo.sh
+
+stress: kernel
+	@stress/vm.sh "$(SCENARIO)" "$(DURATION)" $(APPEND)
+
+compare: kernel
+	@stress/compare.sh "$(REPEATS)" "$(DURATION)" $(SCENARIOS)
 
 test: kernel
 	@tests/run.sh
@@ -72,4 +88,4 @@ bench: kernel
 
 clean:
 	rm -rf build/out-asi build/out-noasi build/out-distro build/out-series-min-asi \
-		build/out-series-noasi build/series build/series-tree build/vm build/test build/test-distro build/bench
+		build/out-series-noasi build/series build/series-tree build/vm build/test build/test-distro build/bench build/stress build/compare

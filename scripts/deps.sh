@@ -6,7 +6,8 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 # The kernel source; its build; warm rebuilds; the guest; what runs inside it
-# over 9p (stress-ng, drgn with Debian's python3, crash).
+# over 9p (stress-ng, drgn with Debian's python3, crash, mkfs.ext4 for the
+# page-cache scenario); gnuplot for make compare's plots.
 PACKAGES=(
 	linux-source-6.12
 	build-essential bc bison flex cpio kmod
@@ -15,6 +16,7 @@ PACKAGES=(
 	qemu-system-x86
 	stress-ng python3-drgn crash
 	git
+	gnuplot-nox e2fsprogs
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -1,9 +1,9 @@
 #!/bin/bash
 # What `make demo` runs in the asi=on guest: the ASI state, the page
-# allocator's sensitivity free lists and restricted address space before and
-# after memory pressure, where each CPU runs (each process in its own
-# restricted space), the invariant checker, and a sensitive user page
-# checked live with drgn.
+# allocator's sensitivity free lists and restricted address space before,
+# during and after a memory-pressure scenario (stress/scenarios/alternate.sh),
+# where each CPU runs (each process in its own restricted space), the
+# invariant checker, and a sensitive user page checked live with drgn.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 vmlinux=${VMLINUX:?not in a vm/run.sh guest}
@@ -28,9 +28,22 @@ drgn_run asi_freelists.py lists
 section "restricted address space at rest (global nonsensitive)"
 drgn_run asi_pgtable.py ranges --limit 3
 
-section "memory pressure: stress-ng for ${DEMO_SECONDS:-20}s"
-"$top/stress/mem-pressure.sh" "${DEMO_SECONDS:-20}"
+secs=${DEMO_SECONDS:-40}
+[[ $secs =~ ^[1-9][0-9]*$ ]] || { echo "DEMO_SECONDS must be a positive number of seconds, not '$secs'" >&2; exit 2; }
+section "memory pressure: the 'alternate' scenario for ${secs}s (kernel-heavy, then user-heavy phases)"
+log=$(mktemp)
+ROUNDS=2 "$top/stress/scenario.sh" alternate "$secs" > "$log" 2>&1 &
+scenario=$!
+sleep $(( secs / 2 ))
+section "while it runs: free lists by sensitivity (drgn)"
+drgn_run asi_freelists.py lists
+section "while it runs: each CPU's address space and the flips so far (drgn)"
+drgn_run asi_transitions.py
 counters
+wait $scenario
+section "what the scenario did"
+grep -vE '^(stress-ng|RESULT)' "$log"
+rm -f "$log"
 
 section "after the pressure: free lists, pageblock map of DMA32, restricted space"
 drgn_run asi_freelists.py lists

@@ -100,6 +100,12 @@ if [ "$suite" = lean ]; then
 		tail -20 "$runs/checkpatch.log"
 		result "not ok" "every patch is checkpatch-clean (log: $runs/checkpatch.log)"
 	fi
+	if tests/host/test-report.sh > "$runs/report.log" 2>&1; then
+		result ok "make compare's report generator on a recorded sample"
+	else
+		tail -5 "$runs/report.log"
+		result "not ok" "make compare's report generator on a recorded sample (log: $runs/report.log)"
+	fi
 	build noasi "kernel builds with CONFIG_MITIGATION_ADDRESS_SPACE_ISOLATION=n"
 else
 	# Booting a stale kernel would test something else: stop here.

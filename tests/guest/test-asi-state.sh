@@ -3,7 +3,8 @@
 # whether ASI is on and why, /sys/kernel/mm/asi/enabled, and the cpu flag;
 # with ASI on, one line and alloc_mode naming the page allocator's mode
 # (ASI_ALLOC), and a bad asi_alloc= value is named in a warning; asi=on
-# turns PTI off, in one line.
+# turns PTI off, in one line, and the ASI line says whether spaces get
+# PCIDs of their own.
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
 
@@ -16,6 +17,12 @@ grep -qw asi /proc/cpuinfo && flag=1 || flag=0
 case $ASI_EXPECT in
 on)
 	[[ $line == *"enabled (asi=on)"* ]] || fail "boot line does not say enabled (asi=on)"
+	# It says how the TLB keeps spaces apart, which depends on PCID.
+	if grep -qw pcid /proc/cpuinfo; then
+		[[ $line == *"a PCID per space"* ]] || fail "a CPU with PCID, but the boot line does not say ASI uses it"
+	else
+		[[ $line == *"no PCID"* ]] || fail "a CPU without PCID, but the boot line does not say so"
+	fi
 	want=1 ;;
 off)
 	[[ $line == *"disabled (asi=off)"* ]] || fail "boot line does not say disabled (asi=off)"

@@ -1,0 +1,69 @@
+#!/bin/bash
+# `make compare`: OOM behaviour of the sensitivity free lists against the
+# page-flag baseline and asi=off. One build, three boots with the same guest
+# memory (asi=off; asi=on asi_alloc=pageflag; asi=on asi_alloc=freelist),
+# each running every scenario REPEATS times for DURATION seconds; then
+# stress/report.py writes report.md and the plots into the run's directory.
+#
+#   stress/compare.sh [REPEATS [DURATION [SCENARIO...]]]
+#
+# Defaults: 3 repeats of 30 s, every scenario in stress/scenarios/.
+set -uo pipefail
+. "$(dirname "$0")/../scripts/lib.sh"
+
+repeats=${1:-3} secs=${2:-30}
+shift $(( $# < 2 ? $# : 2 ))
+[[ $repeats =~ ^[1-9][0-9]*$ ]] || die "REPEATS must be a positive integer, not '$repeats'"
+[[ $secs =~ ^[1-9][0-9]*$ ]] || die "DURATION must be a positive number of seconds, not '$secs'"
+known=$("$TOP/stress/scenario.sh" list | awk '{ print $1 }')
+scenarios=("$@")
+[ ${#scenarios[@]} -gt 0 ] || read -ra scenarios <<< "$(echo $known)"
+for s in "${scenarios[@]}"; do
+	grep -qx "$s" <<< "$known" || die "unknown scenario '$s' (known: $(echo $known))"
+done
+kernel=$BUILD/out-asi/arch/x86/boot/bzImage
+[ -f "$kernel" ] || die "no kernel at $kernel: run 'make kernel'"
+
+out=$BUILD/compare/$(date +%Y%m%d-%H%M%S)
+mkdir -p "$out" || die "cannot create $out"
+{
+	echo "# Run $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) host cores, QEMU TCG, 2 vCPUs, 1 GiB guest."
+	echo "# Kernel: $(cat "$BUILD/out-asi/include/config/kernel.release" 2>/dev/null)" \
+	     "($(git -C "$SRC" describe --always --tags 2>/dev/null))."
+	echo "# Command: make compare REPEATS=$repeats DURATION=$secs SCENARIOS='${scenarios[*]}'."
+} > "$out/results.txt"
+
+# The guest's loop: every scenario, REPEATS times, interleaved so that a
+# slow drift of the guest's state spreads over all of them.
+guest='repeats=$1 secs=$2; shift 2
+for r in $(seq "$repeats"); do
+	for s in "$@"; do
+		echo "=== $s, run $r of $repeats"
+		"$0" "$s" "$secs" 2>&1 | tee -a "$ASI_OUT/scenarios.log" | grep "^RESULT " >> "$ASI_OUT/results"
+	done
+done'
+per_boot=$(( repeats * ${#scenarios[@]} * (secs * 3 + 120) + 300 ))
+failed=0
+for mode in off pageflag freelist; do
+	case $mode in
+	off) append="asi=off" ;;
+	*) append="asi=on asi_alloc=$mode" ;;
+	esac
+	note "boot $mode ($append): ${#scenarios[@]} scenarios x $repeats, at most ${per_boot}s"
+	mkdir -p "$out/$mode"
+	truncate -s 1G "$out/$mode/scratch.img" || die "cannot create a scratch disk in $out/$mode"
+	"$TOP/vm/run.sh" --out "$out/$mode" --timeout "$per_boot" --append "$append kunit.enable=0" \
+		--qemu "-drive file=$out/$mode/scratch.img,if=virtio,format=raw,cache=unsafe" \
+		-- bash -c "$guest" "$TOP/stress/scenario.sh" "$repeats" "$secs" "${scenarios[@]}" \
+		> "$out/$mode/stdout" 2>&1
+	rc=$?
+	rm -f "$out/$mode/scratch.img"
+	got=$(grep -c '^RESULT ' "$out/$mode/results" 2>/dev/null)
+	if [ "$rc" != 0 ] || [ "${got:-0}" != $(( repeats * ${#scenarios[@]} )) ]; then
+		echo "error: boot $mode: exit $rc, ${got:-0} of $(( repeats * ${#scenarios[@]} )) results (console: $out/$mode/console.log)" >&2
+		failed=1
+	fi
+	cat "$out/$mode/results" >> "$out/results.txt" 2>/dev/null
+done
+python3 "$TOP/stress/report.py" "$out/results.txt" --out "$out" || failed=1
+exit $failed

@@ -1,0 +1,34 @@
+#!/usr/bin/env python3
+"""Take user memory until the OOM killer stops this process.
+
+Maps and touches anonymous memory STEP MiB at a time and prints the MiB held
+after each step, so that whoever reads its output knows how much it had
+obtained when it was killed. Makes itself the OOM killer's first choice.
+Usage: grab.py [STEP_MIB]
+"""
+import mmap
+import sys
+
+MIB = 1 << 20
+
+
+def main() -> int:
+    step = int(sys.argv[1]) if len(sys.argv) > 1 else 4
+    if step <= 0:
+        print("usage: grab.py [STEP_MIB > 0]", file=sys.stderr)
+        return 2
+    with open("/proc/self/oom_score_adj", "w") as f:
+        f.write("1000")
+    held, total = [], 0
+    page = b"\1" * 4096
+    while True:
+        m = mmap.mmap(-1, step * MIB, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+        for off in range(0, step * MIB, 4096):
+            m[off:off + 4096] = page
+        held.append(m)
+        total += step
+        print(total, flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,58 @@
+#!/bin/bash
+# A short run of the `alternate` pressure scenario (stress/scenarios/), which
+# moves memory between sensitivities both ways: afterwards free memory is
+# back within FREE_TOLERANCE permille, no OOM kill happened, and with ASI on
+# the mode did its work within its bounds: asi_alloc=freelist flipped blocks
+# both ways, with at most one TLB flush per flip to sensitive and at most
+# flip_batch ranges (two pageblocks each at most) per flush;
+# asi_alloc=pageflag freed pages through its queue. debug/asi_check.py then
+# finds the whole restricted address space clean.
+set -u
+fail() { echo "FAIL: $*"; exit 1; }
+[ "$ASI_EXPECT" = invalid ] && exit 77
+top=$(cd "$(dirname "$0")/../.." && pwd)
+tolerance=${FREE_TOLERANCE:-20}
+
+# Two rounds make freelist flip both ways; one is enough elsewhere, and the
+# page flag's per-page flushes make each round slow.
+rounds=1
+[ "$(cat /sys/kernel/mm/asi/alloc_mode 2>/dev/null)" = freelist ] &&
+	[ "$(cat /sys/kernel/mm/asi/enabled 2>/dev/null)" = 1 ] && rounds=2
+out=$(FILL_PCT=30 ROUNDS=$rounds "$top/stress/scenario.sh" alternate $(( 12 * rounds )) 2>&1)
+rc=$?
+echo "$out"
+[ "$rc" = 0 ] || fail "the scenario exited with $rc"
+result=$(grep '^RESULT ' <<< "$out") || fail "the scenario printed no RESULT line"
+declare -A r
+for kv in ${result#RESULT }; do r[${kv%%=*}]=${kv#*=}; done
+
+[ "${r[oom_kill]}" = 0 ] || fail "${r[oom_kill]} OOM kills"
+lost=$(( (r[free_before_kib] - r[free_after_kib]) * 1000 / r[free_before_kib] ))
+[ "$lost" -le "$tolerance" ] ||
+	fail "free memory not back: ${r[free_before_kib]} kB before, ${r[free_after_kib]} kB after ($lost permille less)"
+
+case $ASI_EXPECT/${r[mode]} in
+on/freelist)
+	[ "${r[ns_mib]}" -gt 0 ] || fail "no block flipped to nonsensitive"
+	[ "${r[s_mib]}" -gt 0 ] || fail "no block flipped to sensitive"
+	[ "${r[tlb_flush]}" -le "${r[flips_s]}" ] ||
+		fail "${r[tlb_flush]} TLB flushes for ${r[flips_s]} flips to sensitive"
+	batch=$(cat /sys/kernel/mm/asi/flip_batch)
+	[ "$(( r[s_mib] / 2 ))" -le "$(( r[flips_s] * batch * 2 ))" ] ||
+		fail "$(( r[s_mib] / 2 )) blocks flipped to sensitive in ${r[flips_s]} flips of at most $batch ranges"
+	;;
+on/pageflag)
+	[ "${r[async_free]}" -gt 0 ] || fail "no page freed through the page-flag queue"
+	[ "${r[s_mib]}" = 0 ] || fail "freelist flips in pageflag mode"
+	;;
+off/off)
+	exit 0
+	;;
+*)
+	fail "booted asi $ASI_EXPECT, but the scenario ran in mode ${r[mode]}"
+	;;
+esac
+vmlinux=${VMLINUX:?not in a vm/run.sh guest}
+/usr/bin/python3 /usr/bin/drgn -q -k -s "$vmlinux" "$top/debug/asi_check.py" ||
+	fail "debug/asi_check.py found violations after the scenario"
+echo PASS
