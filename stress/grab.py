@@ -20,11 +20,10 @@ def main() -> int:
     with open("/proc/self/oom_score_adj", "w") as f:
         f.write("1000")
     held, total = [], 0
-    page = b"\1" * 4096
+    fill = b"\1" * (step * MIB)
     while True:
         m = mmap.mmap(-1, step * MIB, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
-        for off in range(0, step * MIB, 4096):
-            m[off:off + 4096] = page
+        m[:] = fill	# one copy faults in every page
         held.append(m)
         total += step
         print(total, flush=True)

@@ -3,8 +3,9 @@
 
 Three kinds of kernel memory that a process can make the kernel allocate
 without touching much user memory:
-  - page tables: one byte touched per 2 MiB of a sparse anonymous mapping
-    (THP off for it), so that each touch costs a page table page;
+  - page tables: one byte read per 2 MiB of a sparse anonymous mapping
+    (THP off for it), so that each read costs a page table page and maps
+    the shared zero page;
   - socket buffers: data queued, unread, on AF_UNIX socket pairs;
   - inodes and dentries: empty files created in a tmpfs directory.
 
@@ -32,7 +33,7 @@ def page_tables(mib: int) -> mmap.mmap:
                   getattr(mmap, "MAP_NORESERVE", 0x4000))
     m.madvise(mmap.MADV_NOHUGEPAGE)
     for off in range(0, span, 2 * MIB):
-        m[off] = 1
+        m[off]	# a read maps the shared zero page: a table, no user page
     return m
 
 
@@ -48,8 +49,9 @@ def socket_buffers(mib: int) -> tuple:
         queued = 0
         try:
             while queued < 4 * MIB and left > 0:
-                queued += a.send(chunk)
-                left -= len(chunk)
+                sent = a.send(chunk)
+                queued += sent
+                left -= sent
         except BlockingIOError:
             pass
         if queued == 0:

@@ -7,7 +7,8 @@
 # queue's high-water mark, and whether free memory came back afterwards.
 #
 #   scenario.sh list                 the scenarios and their purpose
-#   scenario.sh NAME [SECONDS]       run one (default 60 s)
+#   scenario.sh NAME [SECONDS]       run one; SECONDS (default 60) bounds its
+#                                    load phases, filling kernel memory adds
 #
 # The last line is machine-readable: RESULT key=value ..., including what
 # the scenario itself printed as "RESULT+ key=value" lines.
@@ -56,7 +57,11 @@ stalls() { awk '$1 ~ /^allocstall_/ { s += $2 } END { print s + 0 }' /proc/vmsta
 psi_us() {	# some|full
 	awk -v k="$1" '$1 == k { sub("total=", "", $5); print $5 }' /proc/pressure/memory 2>/dev/null || echo 0
 }
-queued() { read -r q hwm < $asi/pageflag_queued 2>/dev/null && echo "${q:-0}" || echo 0; }
+queued() {
+	local q=0
+	[ -r $asi/pageflag_queued ] && read -r q _ < $asi/pageflag_queued
+	echo "${q:-0}"
+}
 ipis() { awk '$1 == "TLB:" { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i } END { print s + 0 }' /proc/interrupts; }
 alloc_failures() { dmesg | grep -c 'page allocation failure'; }
 # Percentiles of the traced flips' durations, and the longest with
@@ -92,26 +97,35 @@ declare -A before
 settle
 for c in "${counters[@]}"; do before[$c]=$(vm "$c"); done
 free0=$(free_kib) stall0=$(stalls) some0=$(psi_us some) full0=$(psi_us full)
-read -r _ hwm0 < $asi/pageflag_queued 2>/dev/null
 
 ipis0=$(ipis) fail0=$(alloc_failures)
 tr=/sys/kernel/tracing
 traced=
 if [ "$mode" = freelist ] && { mountpoint -q $tr || mount -t tracefs nodev $tr 2>/dev/null; } &&
    [ -d $tr/events/asi/asi_flip ]; then
+	bufsize=$(cat $tr/buffer_size_kb)
 	echo 4096 > $tr/buffer_size_kb
 	: > $tr/trace
 	echo 1 > $tr/events/asi/asi_flip/enable && traced=1
 fi
-# The peak of stranded memory, sampled.
+# The peaks of stranded memory and of the page-flag queue, sampled (the
+# kernel's queue high-water mark is since boot).
 peak=$(mktemp)
-( max=0
+( smax=0 qmax=0
   while :; do
-	v=$(vm nr_free_nonsensitive_stranded)
-	[ "$v" -gt "$max" ] && max=$v && echo "$max" > "$peak"
+	v=$(vm nr_free_nonsensitive_stranded) q=$(queued)
+	[ "$v" -gt "$smax" ] && smax=$v
+	[ "$q" -gt "$qmax" ] && qmax=$q
+	echo "$smax $qmax" > "$peak.new" && mv "$peak.new" "$peak"
 	sleep 0.5
   done ) &
 sampler=$!
+cleanup() {
+	kill $sampler 2>/dev/null
+	[ -n "$traced" ] && echo 0 > $tr/events/asi/asi_flip/enable && echo "$bufsize" > $tr/buffer_size_kb
+	rm -f "$peak" "$peak.new" "${own:-}"
+}
+trap cleanup EXIT
 
 echo "scenario $name: ${secs}s, asi mode $mode, $(( $(mem_kib MemTotal) / 1024 )) MiB"
 own=$(mktemp)
@@ -121,15 +135,16 @@ rc=${PIPESTATUS[0]}
 elapsed=$(( $(date +%s) - start ))
 kill $sampler 2>/dev/null
 wait $sampler 2>/dev/null
-peak_pages=$(cat "$peak" 2>/dev/null)
+read -r peak_pages queue_max < "$peak" 2>/dev/null
 stranded_kib=$(( ${peak_pages:-0} * $(getconf PAGESIZE) / 1024 ))
 extra=$(sed -n 's/^RESULT+ //p' "$own" | tr '\n' ' ')
-rm -f "$peak" "$own"
 latency="- - -"
 if [ -n "$traced" ]; then
 	echo 0 > $tr/events/asi/asi_flip/enable
 	latency=$(flip_latency $tr/trace)
 	: > $tr/trace
+	echo "$bufsize" > $tr/buffer_size_kb
+	traced=
 fi
 read -r p50 p99 irqsoff <<< "$latency"
 settle
@@ -137,7 +152,6 @@ settle
 declare -A d
 for c in "${counters[@]}"; do d[$c]=$(( $(vm "$c") - before[$c] )); done
 free1=$(free_kib)
-read -r _ hwm1 < $asi/pageflag_queued 2>/dev/null
 ns_mib=$(( d[asi_flip_nonsensitive_blocks] * 2 ))
 s_mib=$(( d[asi_flip_sensitive_blocks] * 2 ))
 flushes_per_gib=-
@@ -156,12 +170,12 @@ printf '%-34s %s\n' \
 	"flips to sensitive (MiB)" "$s_mib in ${d[asi_flip_sensitive]} flips, ${d[asi_flip_sensitive_fail]} failed" \
 	"pages zeroed" "${d[asi_pages_zeroed]}" \
 	"pageflag async frees (pages)" "${d[asi_pageflag_async_free]}" \
-	"pageflag queue high-water (pages)" "${hwm1:-0} (${hwm0:-0} before)" \
+	"pageflag queue, peak (pages)" "${queue_max:-0}" \
 	"ASI TLB flushes" "${d[asi_tlb_flush]} (${d[asi_tlb_flush_pages]} pages)" \
 	"  per GiB flipped to sensitive" "$flushes_per_gib" \
 	"  per GiB freed through the queue" "$freed_per_gib" \
 	"page-fault exits" "${d[asi_exit_page_fault]}" \
-	"allocation failures" "$(( $(alloc_failures) - fail0 ))" \
+	"allocation-failure warnings" "$(( $(alloc_failures) - fail0 ))" \
 	"TLB shootdown IPIs" "$(( $(ipis) - ipis0 ))" \
 	"flip latency p50/p99 (us)" "$p50/$p99" \
 	"worst interrupts-off flip (us)" "$irqsoff" \
@@ -173,7 +187,7 @@ echo "RESULT scenario=$name mode=$mode rc=$rc secs=$elapsed oom_kill=${d[oom_kil
 	"psi_full_us=$(( $(psi_us full) - full0 ))" \
 	"free_before_kib=$free0 free_after_kib=$free1 ns_mib=$ns_mib s_mib=$s_mib" \
 	"flips_s=${d[asi_flip_sensitive]} flip_s_fail=${d[asi_flip_sensitive_fail]}" \
-	"tlb_flush=${d[asi_tlb_flush]} tlb_ipis=$(( $(ipis) - ipis0 ))" \
-	"async_free=${d[asi_pageflag_async_free]} queue_hwm=${hwm1:-0} stranded_max_kib=$stranded_kib" \
+	"tlb_flush=${d[asi_tlb_flush]} tlb_flush_pages=${d[asi_tlb_flush_pages]} tlb_ipis=$(( $(ipis) - ipis0 ))" \
+	"async_free=${d[asi_pageflag_async_free]} queue_hwm=${queue_max:-0} stranded_max_kib=$stranded_kib" \
 	"$(na flip_p50_us "$p50")$(na flip_p99_us "$p99")$(na flip_irqsoff_max_us "$irqsoff")$extra"
 exit "$rc"

@@ -8,7 +8,7 @@ secs=${1:-60}
 rounds=${ROUNDS:-3}
 per=$(( secs / rounds > 4 ? secs / rounds - 2 : 2 ))
 for r in $(seq "$rounds"); do
-	kfill_start "$(pct_mib 55)" || exit 1
+	kfill_start "$(pct_mib "${FILL_PCT:-55}")" || exit 1
 	echo "round $r: free it all, then allocate at once (${per}s)"
 	kfill_stop
 	ng --vm 2 --vm-bytes 80% --vm-keep --vm-populate --timeout "${per}s" || exit 1

@@ -11,7 +11,7 @@ kfill_start() {
 	coproc KFILL { exec python3 "$here/kfill.py" "$1"; }
 	local line
 	read -r line <&"${KFILL[0]}" || { echo "kfill.py failed" >&2; return 1; }
-	echo "held $line MiB of kernel memory"
+	echo "kfill.py: ${line#filled } MiB of kernel memory held"
 }
 
 # Free it all at once. Its files go too if it was OOM-killed meanwhile.
@@ -24,7 +24,9 @@ kfill_stop() {
 
 # Whatever way the scenario ends, nothing of kfill.py stays behind.
 kfill_cleanup() {
-	[ -n "${KFILL_PID:-}" ] && kill "$KFILL_PID" 2>/dev/null
+	if [ -n "${KFILL_PID:-}" ] && kill "$KFILL_PID" 2>/dev/null; then
+		wait "$KFILL_PID" 2>/dev/null
+	fi
 	rm -rf /tmp/kfill.*
 }
 trap kfill_cleanup EXIT

@@ -1,7 +1,8 @@
 #!/bin/bash
 # stress/report.py on a recorded sample (tests/data/compare-sample.txt):
 # the report has a table per scenario, the goals and a conclusion, and the
-# numbers it derives are the ones worked out by hand from the sample.
+# numbers it derives are the ones worked out by hand from the sample; bad
+# input gets a one-line error, and failed runs are left out.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 fail() { echo "FAIL: $*"; exit 1; }
@@ -12,19 +13,31 @@ python3 "$top/stress/report.py" "$top/tests/data/compare-sample.txt" --out "$out
 	fail "report.py failed on the sample"
 r=$out/report.md
 cat "$r"
-for h in "## alternate" "## Goals" "## Conclusion"; do
+for h in "## alternate" "## oom-grab" "## Goals" "## Conclusion"; do
 	grep -qx "$h" "$r" || fail "no '$h' section"
 done
-# pageflag: 422177 flushes for 422164 pages (1.610 GiB) = 262152.1 per GiB;
-# freelist: 10 flushes for 256 MiB flipped to sensitive = 40.0 per GiB.
-grep -q 'met: over all runs, freelist made 40.0 TLB flushes per GiB flipped to sensitive; pageflag 262152.1 per GiB' "$r" ||
+# freelist: 12 + 17 flushes for 270 + 492 MiB flipped to sensitive = 39.0
+# per GiB; pageflag: 832105 + 316967 flushes for 1387240 + 527577 pages
+# (7.305 GiB) = 157311.3 per GiB.
+grep -q 'met: over all runs, freelist made 39.0 TLB flushes per GiB flipped to sensitive; pageflag 157311.3 per GiB' "$r" ||
 	fail "wrong flushes-per-GiB goal line"
-# freelist lost (980856 - 980636) * 1000 / 980856 = 0.22 permille.
-grep -q '^| free memory lost (permille) | 0.09 | 0.26 | 0.22 |' "$r" || fail "wrong free-memory row"
-grep -q '^| ASI TLB flushes | 0 | 422177 | 10 | - | - |' "$r" || fail "wrong TLB flush row (or a ratio to a zero)"
+# oom-grab: 860 MiB with the free lists, 900 with asi=off: 0.956, missed.
+grep -q "MISSED: \`oom-grab\`: freelist obtained 860 MiB before the OOM kill, 0.956 × asi=off's 900" "$r" ||
+	fail "wrong memory-obtained goal line"
+grep -q 'was 0.956 × asi=off.s with the free lists and 1.000 × with the page flag' "$r" ||
+	fail "the conclusion swaps the modes"
+# freelist alternate lost (980820 - 972400) * 1000 / 980820 = 8.58 permille.
+grep -q '^| free memory lost (permille) | 0.33 | 0.39 | 8.58 |' "$r" || fail "wrong free-memory row"
+grep -q '^| ASI TLB flushes | 0 | 832105 | 12 | - | - |' "$r" || fail "wrong TLB flush row (or a ratio to a zero)"
 
-# Bad input: a clear error, no traceback.
+# Bad input: a clear error, no traceback; failed runs are left out, named.
 echo "RESULT scenario=x mode=bogus" > "$out/bad.txt"
 msg=$(python3 "$top/stress/report.py" "$out/bad.txt" --out "$out" 2>&1) && fail "accepted an unknown mode"
 [[ $msg == *"bad.txt:1:"* && $msg != *Traceback* ]] || fail "unclear error for a bad line: $msg"
+msg=$(python3 "$top/stress/report.py" "$out/missing.txt" --out "$out" 2>&1) && fail "accepted a missing file"
+[[ $msg == *"cannot read"* && $msg != *Traceback* ]] || fail "unclear error for a missing file: $msg"
+{ cat "$top/tests/data/compare-sample.txt"; echo "RESULT scenario=alternate mode=off rc=3 oom_kill=7"; } > "$out/failed.txt"
+msg=$(python3 "$top/stress/report.py" "$out/failed.txt" --out "$out" --no-plots 2>&1) || fail "a failed run stopped the report"
+[[ $msg == *"failed (rc=3): left out"* ]] || fail "a failed run was not named: $msg"
+! grep -q '^| OOM kills | 7' "$out/report.md" || fail "a failed run went into the report"
 echo PASS
