@@ -2,7 +2,7 @@
 # `make help` lists the targets.
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
-.PHONY: help deps tree export autosquash kernel kernel-noasi check-series checkpatch run demo stress compare test test-distro bench clean
+.PHONY: help deps tree export autosquash kernel kernel-noasi check-series checkpatch run demo stress compare vmcore crash test test-distro bench clean
 
 KERNEL := build/out-asi/arch/x86/boot/bzImage
 APPEND ?=
@@ -12,7 +12,9 @@ override CMD := $(value CMD)
 export CMD
 TIMEOUT ?= 900
 SCENARIO ?=
-# Seconds per scenario run: make stress defaults to 60, make compare to 30.
+# Seconds per scenario run: make stress defaults to 60, make compare to 30
+# (alternate sizes its rounds by memory instead); make vmcore: 0 for no
+# pressure before the dump.
 DURATION ?=
 DEMO_SECONDS ?= 40
 REPEATS ?= 3
@@ -32,7 +34,9 @@ help:
 	@echo "make stress        one memory-pressure scenario in an asi=on guest: SCENARIO=<name> [DURATION=60] [APPEND=...]"
 	@stress/scenario.sh list
 	@echo "make compare       OOM behaviour, asi=off vs pageflag vs freelist: [SCENARIOS=...] REPEATS=3 DURATION=30; report + plots"
-	@echo "make test          everything: builds, KUnit, guest tests in four boots; 'N passed, N failed'"
+	@echo "make vmcore        boot asi=on, a round of memory pressure (DURATION=0: none), then QEMU dumps the guest's memory to build/vmcore/"
+	@echo "make crash         read build/vmcore with crash (debug/crash-asi.cmd) and drgn (per-CPU state, free lists)"
+	@echo "make test          everything: builds, KUnit, guest tests in four boots, a dump in a fifth; 'N passed, N failed'"
 	@echo "make test-distro   distro-like kernel (NUMA, hotplug, swap, hugetlbfs, modules, KASAN, ...): both modes"
 	@echo "make bench         asi=off vs asi_alloc=pageflag vs freelist: alloc/free rate, TLB flushes, stress-ng"
 
@@ -77,6 +81,12 @@ stress: kernel
 compare: kernel
 	@stress/compare.sh "$(REPEATS)" "$(DURATION)" $(SCENARIOS)
 
+vmcore: kernel
+	@vm/vmcore.sh dump --kernel $(KERNEL) --append "$(APPEND)" $(if $(DURATION),--seconds $(DURATION))
+
+crash:
+	@vm/vmcore.sh crash
+
 test: kernel
 	@tests/run.sh
 
@@ -88,4 +98,5 @@ bench: kernel
 
 clean:
 	rm -rf build/out-asi build/out-noasi build/out-distro build/out-series-min-asi \
-		build/out-series-noasi build/series build/series-tree build/vm build/test build/test-distro build/bench build/stress build/compare
+		build/out-series-noasi build/series build/series-tree build/vm build/test build/test-distro build/bench build/stress build/compare \
+		build/vmcore

@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """Check ASI's restricted address spaces against their invariants (drgn script).
 
-Run inside the guest, against /proc/kcore and the build's vmlinux:
+In the guest, on the running kernel; or on a dump (make vmcore):
 
     drgn -q -k -s build/out-asi/vmlinux debug/asi_check.py [--max-lines N] [--verbose]
+    drgn -q -c build/vmcore/vmcore -s build/vmcore/vmlinux debug/asi_check.py
 
 Walks every present leaf of the global nonsensitive pgd (both halves) and of
 each per-mm restricted pgd of an mm some task uses (its user half, and any
@@ -38,8 +39,8 @@ Violations, one per page unless said otherwise:
                                 gaps go to the page allocator
   sensitive page mapped         a zsmalloc page (compressed user memory of
                                 zram and zswap), whatever its block or flag;
-                                freelist: the page's pageblock is sensitive
-                                (exempt: the percpu first chunk, mapped
+                                freelist: the page's pageblock is sensitive,
+                                or the page is PG_asi_lent (exempt: the percpu first chunk, mapped
                                 whole, also through an alias such as a
                                 vmap'd IRQ stack, and PageReserved pages
                                 through the direct map, which are counted);
@@ -66,7 +67,8 @@ Violations, one per page unless said otherwise:
                                 the restricted direct map, each page to itself
                                 (a free page may be unmapped, as debug_pagealloc
                                 does; an allocated one if the unrestricted
-                                direct map lacks it too)
+                                direct map lacks it too; a PG_asi_lent one
+                                must be)
   nonsensitive page not mapped  (pageflag) PG_asi_nonsensitive (itself or its
                                 head), refcount > 0, not mapped to itself
                                 (pageflag: this, and a free or sensitive
@@ -75,12 +77,13 @@ Violations, one per page unless said otherwise:
 
 Neighbours with the same problem share a line (kind, space, class, virtual
 range, count), described by their first page; at most --max-lines (50) lines
-are printed. The kernel runs on while it is read, so a scan that finds
-anything is repeated a second later and only what both scans saw counts; the
-rest is reported as transient. Then come the violations by kind, the spaces
-walked, the pages mapped per class, the pages the direct map's reserved
-exemption let pass, first-chunk percpu pages mapped elsewhere (the IRQ
-stacks), the restricted direct map's size and, last,
+are printed. The running kernel runs on while it is read, so there a scan
+that finds anything is repeated a second later and only what both scans saw
+counts; the rest is reported as transient. A dump is scanned once. Then
+come the violations by kind, the spaces walked, the pages mapped per class,
+the pages the direct map's reserved exemption let pass, first-chunk percpu
+pages mapped elsewhere (the IRQ stacks), the restricted direct map's size
+and, last,
 
     asi_check: <mode>: N violations (checked X leaves, Y pages)
 
@@ -89,22 +92,23 @@ read a table at a time and struct pages a section at a time (MemMap): a scan
 of a 1 GiB TCG guest takes a second or two.
 
 Exit status: the number of violations, at most 100 (0: every invariant
-holds); 2 when ASI is off (the message says "ASI is off") or the arguments
-are bad.
+holds); 2 when ASI is off (the message says "ASI is off"), the kernel has
+no debug info or the arguments are bad.
 """
 import argparse
 import bisect
 import sys
 import time
+from typing import Callable
 
 from drgn import FaultError, Object
 from drgn.helpers.linux.list import list_for_each_entry
 
 from asi_drgn_common import (ENC, FREE_NS, FREE_PCP, LEVEL_NAMES, NX, PAGE_SHIFT, PAGE_SIZE,
                              PAT_4K, PCD, PRESENT, PTRS, PWT, RW, USER, Layout, MemMap, asi_pgd,
-                             attr_names, has, human, is_leaf, leaf_attrs, leaf_phys,
+                             attr_names, has, human, is_leaf, is_live, leaf_attrs, leaf_phys,
                              leaf_phys_base, lookup, read_table, require_asi,
-                             restricted_spaces, run, system_ram, table_va)
+                             restricted_spaces, run, summary, system_ram, table_va)
 
 prog = globals()["prog"]
 
@@ -146,7 +150,7 @@ ACC0 = RW | USER
 LEAF, TABLE = "leaf", "table"
 
 
-def verdict(mode, region, b):
+def verdict(mode: str, region: str, b: int) -> int | str:
     """What the page with info byte b, mapped through region, violates."""
     if not b & MEMMAP:
         return NOPAGE if region == "direct map" else OK
@@ -170,7 +174,7 @@ def verdict(mode, region, b):
     return EXEMPT if region == "direct map" and b & RESERVED else SENS
 
 
-def verdict_table(mode, region):
+def verdict_table(mode: str, region: str) -> bytes:
     codes = []
     for b in range(256):
         v = verdict(mode, region, b)
@@ -178,24 +182,24 @@ def verdict_table(mode, region):
     return bytes(codes)
 
 
-def bytes_or(a, b):
+def bytes_or(a: bytes, b: bytes) -> bytearray:
     """Bytewise a | b of two equally long byte strings, at C speed."""
     n = len(a)
     return bytearray((int.from_bytes(a, "little") | int.from_bytes(b, "little"))
                      .to_bytes(n, "little"))
 
 
-def effective(layout, level, entry, acc):
+def effective(layout: Layout, level: int, entry: int, acc: int) -> int:
     """leaf_attrs() with RW and USER as the upper levels allow and NX as they force."""
     a = leaf_attrs(layout, level, entry)
     return (a & ~(RW | USER)) | (a & acc & (RW | USER)) | (acc & NX)
 
 
-def inherit(acc, entry):
+def inherit(acc: int, entry: int) -> int:
     return (acc & ((entry & (RW | USER)) | NX)) | (entry & NX)
 
 
-def differing(phys, attrs, uphys, uattrs):
+def differing(phys: int, attrs: int, uphys: int, uattrs: int) -> str:
     """'phys, rw' for what differs between a restricted and an unrestricted leaf."""
     names = ["phys"] if phys != uphys else []
     bits = attrs ^ uattrs
@@ -367,6 +371,7 @@ class Scan:
         rbit = prog["PG_reserved"].value_()
         abit = prog["PG_asi_nonsensitive"].value_() if mm.pg_asi else None
         info = bytearray(n)
+        lent = []
         for base, count in mm.sections():
             flags = mm.column(base, "flags")
             if self.mode == "pageflag" and abit is not None:
@@ -385,6 +390,9 @@ class Scan:
                         row[i] |= NONSENS
             else:
                 row = bytearray(MEMMAP | (f >> rbit & 1) * RESERVED for f in flags)
+                if self.mode == "freelist" and abit is not None:
+                    # PG_asi_lent, the same bit: lent to a sensitive request.
+                    lent += [base + i for i, f in enumerate(flags) if f >> abit & 1]
             info[base:base + count] = row
         mask = bytearray(n)
         for start, end in ram:
@@ -412,6 +420,11 @@ class Scan:
             types = mm.column(base, "page_type")
             for i in [i for i, w in enumerate(types) if (w >> shift) & 0xff == mm.pgty_zsmalloc]:
                 info[base + i] &= ~NONSENS
+        # A page lent from a nonsensitive block is sensitive until it is freed.
+        for pfn in lent:
+            info[pfn] &= ~NONSENS
+        self.lent = set(lent)
+        self.stats["pages lent from nonsensitive blocks"] = len(lent)
         set_percpu = bytes(b | PERCPU for b in range(256))
         for start, end in self.layout.percpu:
             first = max(0, (start - self.layout.page_offset) >> PAGE_SHIFT)
@@ -533,6 +546,8 @@ class Scan:
                 if v == 2:
                     self.add(NS_BLOCK, GLOBAL, va, pfn, PAGE_SIZE, "direct map", pfn,
                              "mapped to another physical page")
+                elif v == 0 and pfn in self.lent:
+                    continue
                 elif v == 1 or self.free[pfn]:
                     both += v == 0
                 elif (lookup(self.layout, upgd, va) is not None and
@@ -772,7 +787,7 @@ class Describer:
         return text
 
 
-def groups(found, part):
+def groups(found: dict, part: Callable) -> list:
     """Merge found into [kind, space, region, va, end, count, key] runs of
     neighbours: same kind, space, region and part(region, va), adjacent
     addresses."""
@@ -792,7 +807,7 @@ def groups(found, part):
     return out
 
 
-def print_ranges(scan):
+def print_ranges(scan: "Scan") -> None:
     """--verbose: the mapped ranges of each region, per space."""
     runs = []
     for space, va, level, _, region in scan.leaves:
@@ -813,10 +828,11 @@ def print_ranges(scan):
                   f"[{','.join(sorted(sizes))}]")
 
 
-def main(argv):
-    p = argparse.ArgumentParser(prog="asi_check.py", description=__doc__.split("\n")[0],
+def main(argv: list) -> None:
+    p = argparse.ArgumentParser(prog="asi_check.py", description=summary(__doc__),
                                 epilog="Exit status: the number of violations (at most 100); "
-                                       "2 when ASI is off or the arguments are bad.")
+                                       "2 when ASI is off, the kernel has no debug info or "
+                                       "the arguments are bad.")
     p.add_argument("--max-lines", type=int, default=50, metavar="N",
                    help="violation lines printed (default 50); all are counted")
     p.add_argument("--verbose", "-v", action="store_true",
@@ -837,7 +853,7 @@ def main(argv):
     found = scan.found
     times = [time.monotonic() - t0]
     transient = set()
-    if found:
+    if found and is_live(prog):
         time.sleep(1)
         t0 = time.monotonic()
         scan = Scan(mode, layout).run(verdicts, ram)

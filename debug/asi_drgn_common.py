@@ -7,16 +7,22 @@ effective attributes), restricted_spaces() (every per-mm restricted pgd).
 Memory: asi_mode() (how the page allocator runs ASI), system_ram() and
 MemMap, which reads sections, pageblock flags, struct pages and free pages in
 bulk: under TCG one drgn Object per page is far too slow.
+Scripts: run() (one-line errors), require_asi() (a kernel with debug info
+and ASI on), is_live() (the running kernel or a dump), summary() (--help's
+description), asi_vm_events() (the ASI counters of /proc/vmstat).
 The scripts import this from their own directory, where drgn puts it on
-sys.path; everything takes the drgn Program, or a Layout or MemMap holding it.
+sys.path; everything takes the drgn Program, or a Layout or MemMap holding it,
+and works on the running kernel (-k, /proc/kcore) and on a dump (-c vmcore).
 """
+import os
 import struct
 import sys
+from typing import Callable, Iterator, Optional
 
-from drgn import FaultError, Object, TypeKind, offsetof, sizeof
+from drgn import FaultError, Object, Program, ProgramFlags, TypeKind, offsetof, sizeof
 from drgn.helpers.linux.cpumask import for_each_possible_cpu
 from drgn.helpers.linux.nodemask import for_each_online_node
-from drgn.helpers.linux.percpu import per_cpu_ptr
+from drgn.helpers.linux.percpu import per_cpu, per_cpu_ptr
 from drgn.helpers.linux.pid import for_each_task
 
 PAGE_SHIFT = 12
@@ -30,7 +36,7 @@ PFN_MASK = ((1 << 52) - 1) & ~((1 << PAGE_SHIFT) - 1)
 LEVEL_NAMES = {1: "4K", 2: "2M", 3: "1G"}
 
 
-def has(prog, name):
+def has(prog: Program, name: str) -> bool:
     try:
         prog[name]
         return True
@@ -38,10 +44,22 @@ def has(prog, name):
         return False
 
 
-def run(main):
-    """Run main(argv); a sys.exit("message") prints it and exits with 2."""
+def run(main: Callable[[list], None]) -> None:
+    """Run main(argv); a sys.exit("message") prints it and exits with 2, and
+    so does memory the kernel or the dump cannot give, in one line."""
+    script = os.path.splitext(os.path.basename(sys.argv[0]))[0]
     try:
         main(sys.argv[1:])
+    except FaultError as e:
+        prog = main.__globals__.get("prog")
+        hint = "" if prog is None or is_live(prog) else \
+            " (a dump from QEMU's dump-guest-memory? run vm/fix-vmcore.py on it)"
+        print(f"{script}: cannot read the kernel's memory: {e}{hint}", file=sys.stderr)
+        sys.exit(2)
+    except BrokenPipeError:
+        # Whoever read the output stopped (| head): stop too, quietly.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
     except SystemExit as e:
         if isinstance(e.code, str):
             print(e.code, file=sys.stderr)
@@ -49,7 +67,18 @@ def run(main):
         raise
 
 
-def human(size):
+def summary(doc: str) -> str:
+    """A script's docstring's first paragraph, for argparse's description."""
+    return " ".join(doc.split("\n\n")[0].split())
+
+
+def is_live(prog: Program) -> bool:
+    """Whether prog is the running kernel, which changes while it is read,
+    rather than a dump."""
+    return bool(prog.flags & ProgramFlags.IS_LIVE)
+
+
+def human(size: float) -> str:
     for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
         if size < 1024 or unit == "TiB":
             return f"{size:.1f} {unit}" if unit != "B" else f"{size} B"
@@ -61,7 +90,7 @@ def human(size):
 class Layout:
     """Where things live in the kernel half of this kernel's address space."""
 
-    def __init__(self, prog):
+    def __init__(self, prog: Program):
         self.prog = prog
         self.l5 = bool(prog["__pgtable_l5_enabled"].value_()) \
             if has(prog, "__pgtable_l5_enabled") else False
@@ -90,7 +119,7 @@ class Layout:
         self.cea = (0xFFFFFE0000000000, 0xFFFFFE8000000000)
         self.espfix = (0xFFFFFF0000000000, 0xFFFFFF8000000000)
 
-    def kind(self, va):
+    def kind(self, va: int) -> str:
         if self.text[0] <= va < self.text[1]:
             return "text"
         if self.image[0] <= va < self.image[1]:
@@ -107,7 +136,7 @@ class Layout:
             return "vmemmap"
         return "other"
 
-    def region(self, va):
+    def region(self, va: int) -> str:
         """Where va is, as asi_check.py classifies pages: image, percpu (the
         first chunk), modules, vmalloc, direct map, vmemmap, entry area (the
         CPU entry area and the ESPFIX64 stacks), user (the lower half) or
@@ -130,16 +159,16 @@ class Layout:
             return "entry area"
         return "other"
 
-    def canonical(self, va):
+    def canonical(self, va: int) -> int:
         if va & (1 << (self.bits - 1)):
             va |= ((1 << 64) - 1) ^ ((1 << self.bits) - 1)
         return va
 
-    def level_shift(self, level):
+    def level_shift(self, level: int) -> int:
         return PAGE_SHIFT + 9 * (level - 1)
 
 
-def percpu_first_chunk(prog):
+def percpu_first_chunk(prog: Program) -> list:
     """[start, end) of each possible CPU's unit of the first percpu chunk, as
     asi_map_percpu_first_chunk() maps it: the static area up to the end of the
     chunk. The embedding allocator gave the rest of pcpu_unit_size back to
@@ -158,33 +187,33 @@ def percpu_first_chunk(prog):
     return out
 
 
-def read_table(layout, table_va):
+def read_table(layout: Layout, table_va: int) -> tuple:
     return struct.unpack("<512Q", layout.prog.read(table_va, 8 * PTRS))
 
 
-def is_leaf(entry, level):
+def is_leaf(entry: int, level: int) -> bool:
     return bool(entry & PRESENT) and (level == 1 or (level <= 3 and entry & PSE))
 
 
-def table_va(layout, entry):
+def table_va(layout: Layout, entry: int) -> int:
     return layout.page_offset + (entry & PFN_MASK)
 
 
-def walk(layout, pgd_va, first=PTRS // 2, last=PTRS):
+def walk(layout: Layout, pgd_va: int, first: int = PTRS // 2, last: int = PTRS) -> Iterator:
     """Yield (va, level, entry) for every leaf under pgd slots [first, last)."""
     shift = layout.level_shift(layout.top)
     yield from _walk(layout, pgd_va, first << shift, last << shift)
 
 
-def walk_range(layout, pgd_va, start, end):
+def walk_range(layout: Layout, pgd_va: int, start: int, end: int) -> Iterator:
     """Yield (va, level, entry) for every leaf overlapping [start, end)."""
     lo = start & ((1 << layout.bits) - 1)
     yield from _walk(layout, pgd_va, lo, lo + (end - start))
 
 
-def _walk(layout, pgd_va, lo, hi):
+def _walk(layout: Layout, pgd_va: int, lo: int, hi: int) -> Iterator:
     """Leaves overlapping [lo, hi), addresses without their sign extension."""
-    def rec(tva, level, base):
+    def rec(tva: int, level: int, base: int) -> Iterator:
         entries = read_table(layout, tva)
         shift = layout.level_shift(level)
         first = (max(lo, base) - base) >> shift
@@ -201,7 +230,7 @@ def _walk(layout, pgd_va, lo, hi):
     yield from rec(pgd_va, layout.top, 0)
 
 
-def lookup(layout, pgd_va, va):
+def lookup(layout: Layout, pgd_va: int, va: int) -> Optional[tuple]:
     """(level, entry) of the leaf translating va, or None."""
     tva = pgd_va
     for level in range(layout.top, 0, -1):
@@ -215,19 +244,19 @@ def lookup(layout, pgd_va, va):
     return None
 
 
-def leaf_phys(layout, level, entry, va):
+def leaf_phys(layout: Layout, level: int, entry: int, va: int) -> int:
     size = 1 << layout.level_shift(level)
     return (entry & PFN_MASK & ~(size - 1)) + (va & (size - 1))
 
 
-def leaf_phys_base(layout, level, entry):
+def leaf_phys_base(layout: Layout, level: int, entry: int) -> int:
     """Physical address of a leaf's first byte: its address bits without the
     large-page PAT bit and the encryption bit."""
     size = 1 << layout.level_shift(level)
     return entry & PFN_MASK & ~(size - 1) & ~layout.sme_mask
 
 
-def leaf_attrs(layout, level, entry):
+def leaf_attrs(layout: Layout, level: int, entry: int) -> int:
     """The attributes of a leaf the CPU acts on, comparable across levels:
     PRESENT, RW, USER, PWT, PCD, NX as they are, PAT at bit 7 whatever the
     level, ENC when the entry has the encryption bit (sme_me_mask)."""
@@ -239,7 +268,7 @@ def leaf_attrs(layout, level, entry):
     return attrs
 
 
-def attr_names(attrs):
+def attr_names(attrs: int) -> str:
     """'rw nx wb' style text for leaf_attrs() bits."""
     words = ["rw" if attrs & RW else "ro", "nx" if attrs & NX else "x"]
     if attrs & USER:
@@ -251,7 +280,7 @@ def attr_names(attrs):
     return " ".join(words)
 
 
-def describe(layout, pgd, va):
+def describe(layout: Layout, pgd: int, va: int) -> str:
     """'not mapped' or 'mapped (4K page, phys 0x..., rw nx)'."""
     try:
         hit = lookup(layout, pgd, va)
@@ -266,14 +295,14 @@ def describe(layout, pgd, va):
     return f"mapped ({LEVEL_NAMES[level]} page, phys {phys:#x}, {rw} {nx})"
 
 
-def asi_pgd(prog):
+def asi_pgd(prog: Program) -> Optional[int]:
     """The global nonsensitive pgd, or None when ASI is off."""
     if not has(prog, "asi_global_nonsensitive"):
         return None
     return prog["asi_global_nonsensitive"].pgd.value_() or None
 
 
-def asi_class_names(prog):
+def asi_class_names(prog: Program) -> list:
     """['kvm', 'userspace', ...], indexed by enum asi_class_id."""
     try:
         enum = prog.type("enum asi_class_id")
@@ -284,7 +313,7 @@ def asi_class_names(prog):
             for i in range(max(names, default=-1) + 1)]
 
 
-def restricted_spaces(prog):
+def restricted_spaces(prog: Program) -> list:
     """(label, restricted pgd, the mm's own pgd, class name) of every per-mm
     restricted space of an mm some task uses; the label names the mm by its
     lowest pid."""
@@ -307,7 +336,7 @@ def restricted_spaces(prog):
     return out
 
 
-def direct_map_state(layout, pgd, max_pfn):
+def direct_map_state(layout: Layout, pgd: int, max_pfn: int) -> bytearray:
     """bytearray, one byte per pfn below max_pfn: 0 when the restricted tables
     do not map its direct-map address, 1 when they map it to that pfn, 2 when
     to another physical page."""
@@ -327,11 +356,11 @@ def direct_map_state(layout, pgd, max_pfn):
 FREE_BUDDY, FREE_PCP, FREE_NS = 1, 2, 4
 FREE_BUDDY_BYTES = bytes((FREE_BUDDY,))
 
-def static_key_on(prog, name):
+def static_key_on(prog: Program, name: str) -> bool:
     return has(prog, name) and prog[name].key.enabled.counter.value_() > 0
 
 
-def asi_mode(prog):
+def asi_mode(prog: Program) -> str:
     """'off', 'freelist', 'pageflag', or 'none' (ASI on, no allocator mode)."""
     if asi_pgd(prog) is None:
         return "off"
@@ -342,18 +371,47 @@ def asi_mode(prog):
     return "none"
 
 
-def require_asi(prog, script):
-    """The allocator mode; exits (status 2) when ASI is off or has no mode."""
+def require_asi(prog: Program, script: str, need_mode: bool = True) -> str:
+    """The allocator mode; exits (status 2) with one line when the kernel has
+    no debug info, is built without ASI, runs with ASI off or (need_mode)
+    has no allocator mode."""
+    try:
+        prog.type("struct page")
+    except LookupError:
+        sys.exit(f"{script}: no debug info for this kernel: give drgn the build's vmlinux "
+                 "(drgn -s build/out-asi/vmlinux ...)")
+    if not has(prog, "asi_global_nonsensitive"):
+        sys.exit(f"{script}: this kernel is built without ASI "
+                 "(CONFIG_MITIGATION_ADDRESS_SPACE_ISOLATION=n)")
     mode = asi_mode(prog)
     if mode == "off":
         sys.exit(f"{script}: ASI is off in this kernel (boot with asi=on)")
-    if mode == "none":
+    if mode == "none" and need_mode:
         sys.exit(f"{script}: ASI is on but the page allocator has no ASI mode "
                  "(kernel without asi_freelist_key/asi_pageflag_key?)")
     return mode
 
 
-def vmcoreinfo(prog):
+# The enum vm_event_item prefixes of the ASI transition counters; the other
+# ASI_ counters are the page allocator's.
+TRANSITION_EVENTS = ("ASI_ENTER", "ASI_RESTORE", "ASI_EXITS_", "ASI_FLUSH_")
+
+
+def asi_vm_events(prog: Program) -> list:
+    """(enumerator, /proc/vmstat name, total over CPUs) of each ASI event
+    counter (ASI_EXITS_PAGE_FAULT is /proc/vmstat's asi_exit_page_fault)."""
+    out = []
+    for enumerator, item in prog.type("enum vm_event_item").enumerators:
+        if not enumerator.startswith("ASI_"):
+            continue
+        name = enumerator.lower().replace("asi_exits_", "asi_exit_")
+        total = sum(per_cpu(prog["vm_event_states"], cpu).event[item].value_()
+                    for cpu in for_each_possible_cpu(prog))
+        out.append((enumerator, name, total))
+    return out
+
+
+def vmcoreinfo(prog: Program) -> dict:
     """The kernel's VMCOREINFO as a dict, e.g. 'NUMBER(SECTION_SIZE_BITS)': '27'."""
     try:
         text = prog.read(prog["vmcoreinfo_data"].value_(),
@@ -363,7 +421,7 @@ def vmcoreinfo(prog):
     return dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
 
 
-def system_ram(prog):
+def system_ram(prog: Program) -> list:
     """Sorted [first pfn, end pfn) ranges of the top-level "System RAM"
     resources in /proc/iomem."""
     sysram = 0x01000000   # IORESOURCE_SYSRAM
@@ -377,7 +435,7 @@ def system_ram(prog):
     return sorted(out)
 
 
-def zones(prog):
+def zones(prog: Program) -> Iterator[Object]:
     """Every populated struct zone."""
     if has(prog, "node_data"):
         pgdats = [prog["node_data"][nid] for nid in for_each_online_node(prog)]
@@ -390,7 +448,7 @@ def zones(prog):
                 yield zone
 
 
-def zone_span(zone):
+def zone_span(zone: Object) -> tuple:
     start = zone.zone_start_pfn.value_()
     return start, start + zone.spanned_pages.value_()
 
@@ -399,7 +457,7 @@ class MemMap:
     """Sections, pageblock flags and struct pages of all pfns below max_pfn,
     read a section at a time (SPARSEMEM, VMEMMAP for struct pages)."""
 
-    def __init__(self, prog):
+    def __init__(self, prog: Program):
         self.prog = prog
         info = vmcoreinfo(prog)
         self.section_shift = int(info.get("NUMBER(SECTION_SIZE_BITS)", 27)) - PAGE_SHIFT
@@ -440,7 +498,7 @@ class MemMap:
         self._blocks = None
 
     # Sections and pageblocks.
-    def section(self, nr):
+    def section(self, nr: int) -> Optional[Object]:
         """struct mem_section * of section nr, or None if it has no memmap."""
         if nr not in self._sections:
             root, idx = divmod(nr, self.per_root)
@@ -454,31 +512,31 @@ class MemMap:
             self._sections[nr] = s
         return self._sections[nr]
 
-    def online(self, pfn):
+    def online(self, pfn: int) -> bool:
         """Whether pfn's section is online (offline memory keeps a memmap,
         poisoned, until it is removed)."""
         s = self.section(pfn >> self.section_shift)
         bit = 1 << self.prog["SECTION_IS_ONLINE_BIT"].value_()
         return s is not None and bool(s.section_mem_map.value_() & bit)
 
-    def valid(self, pfn):
+    def valid(self, pfn: int) -> bool:
         return 0 <= pfn < self.max_pfn and self.section(pfn >> self.section_shift) is not None
 
-    def sections(self):
+    def sections(self) -> Iterator:
         """(first pfn, number of pfns) of every section with a memmap."""
         for nr in range((self.max_pfn + self.per_section - 1) >> self.section_shift):
             if self.section(nr) is not None:
                 base = nr << self.section_shift
                 yield base, min(self.per_section, self.max_pfn - base)
 
-    def holes(self):
+    def holes(self) -> Iterator:
         """(first pfn, number of pfns) of every section without a memmap."""
         for nr in range((self.max_pfn + self.per_section - 1) >> self.section_shift):
             if self.section(nr) is None:
                 base = nr << self.section_shift
                 yield base, min(self.per_section, self.max_pfn - base)
 
-    def block_flags(self):
+    def block_flags(self) -> list:
         """List, one entry per pageblock below max_pfn: its flag bits, or
         None if its section has no memmap. Read once per MemMap."""
         if self._blocks is not None:
@@ -496,7 +554,7 @@ class MemMap:
         self._blocks = out
         return out
 
-    def block_char(self, flags):
+    def block_char(self, flags: Optional[int]) -> str:
         """One character: migratetype initial, lowercase when nonsensitive."""
         if flags is None:
             return "-"
@@ -505,7 +563,7 @@ class MemMap:
         return c.lower() if flags & self.pb_ns else c
 
     # Struct pages.
-    def flag_names(self, flags):
+    def flag_names(self, flags: int) -> str:
         """'PG_a|PG_b' for the page-flag bits of flags, one (the first) name
         per bit although enum pageflags has aliases; '(none)' if none."""
         if not hasattr(self, "_flag_names"):
@@ -516,7 +574,7 @@ class MemMap:
         names = [n for bit, n in sorted(self._flag_names.items()) if flags >> bit & 1]
         return "|".join(names) or "(none)"
 
-    def section_pages(self, base):
+    def section_pages(self, base: int) -> memoryview:
         """memoryview of u64 words over the struct pages of the section at pfn base."""
         if base not in self._pages:
             n = min(self.per_section, self.max_pfn - base)
@@ -524,7 +582,7 @@ class MemMap:
             self._pages[base] = memoryview(data).cast("Q")
         return self._pages[base]
 
-    def field(self, pfn, name):
+    def field(self, pfn: int, name: str) -> int:
         """A struct page field of pfn (u64 words; 32-bit fields masked)."""
         q = self.section_pages(pfn & ~(self.per_section - 1))
         off = self.off[name]
@@ -535,26 +593,26 @@ class MemMap:
                 word -= 1 << 32
         return word
 
-    def live_page_type(self, page):
+    def live_page_type(self, page: int) -> int:
         """The page type (PGTY_*, page_type's top byte) of the struct page
         at address page, read now rather than from the section snapshot."""
         off = self.off["page_type"]
         return (self.prog.read_u64(page + off - off % 8) >> ((off % 8) * 8 + 24)) & 0xff
 
-    def column(self, base, name):
+    def column(self, base: int, name: str) -> list:
         """A field of every page of the section at base, as a list (raw u64 words)."""
         q = self.section_pages(base)
         return q[self.off[name] // 8::self.page_size // 8].tolist()
 
-    def head_pfn(self, pfn):
+    def head_pfn(self, pfn: int) -> int:
         """pfn of the compound head for a tail page, else pfn."""
         head = self.field(pfn, "compound_head")
         return (head - 1 - self.vmemmap) // self.page_size if head & 1 else pfn
 
-    def is_buddy(self, pfn):
+    def is_buddy(self, pfn: int) -> bool:
         return self.field(pfn, "page_type") >> 24 == self.pgty_buddy
 
-    def buddy_of(self, pfn):
+    def buddy_of(self, pfn: int) -> Optional[tuple]:
         """(head pfn, order) of the free buddy block holding pfn (in the
         memmap snapshot), or None."""
         for order in range(self.block_order + 8):
@@ -563,11 +621,11 @@ class MemMap:
                 return head, self.field(head, "private")
         return None
 
-    def pfn_of_page(self, addr):
+    def pfn_of_page(self, addr: int) -> int:
         return (addr - self.vmemmap) // self.page_size
 
     # Free pages.
-    def list_pfns(self, head, cap=1 << 20, pcp=False):
+    def list_pfns(self, head: int, cap: int = 1 << 20, pcp: bool = False) -> list:
         """pfns of the struct pages on the list at address head, linked
         through buddy_list (pcp_list with pcp=True), following raw pointers;
         each page must look free now (PageBuddy; on a per-CPU list,
@@ -577,7 +635,7 @@ class MemMap:
         field = self.off["_refcount" if pcp else "page_type"]
         word, shift = field - field % 8, (field % 8) * 8
 
-        def looks_free(page):
+        def looks_free(page: int) -> bool:
             v = self.prog.read_u64(page + word) >> shift
             return v & 0xffffffff == 0 if pcp else (v >> 24) & 0xff == self.pgty_buddy
 
@@ -601,7 +659,7 @@ class MemMap:
                 continue
         return out
 
-    def list_heads(self):
+    def list_heads(self) -> dict:
         """{address of a buddy free-list head: (zone, order, migratetype,
         sensitivity index)}, for every populated zone."""
         if getattr(self, "_heads", None) is None:
@@ -617,7 +675,7 @@ class MemMap:
                             self._heads[head] = (name, order, mt, s)
         return self._heads
 
-    def buddy_list_of(self, pfn, cap=1 << 16):
+    def buddy_list_of(self, pfn: int, cap: int = 1 << 16) -> Optional[tuple]:
         """(zone, order, migratetype, sensitivity index) of the free list
         that the free buddy block headed by pfn is on, found by following
         its list from the page itself to the list's head; None when it is
@@ -628,7 +686,7 @@ class MemMap:
         heads, off = self.list_heads(), self.off["buddy_list"]
         page = self.vmemmap + pfn * self.page_size
 
-        def live_order():
+        def live_order() -> Optional[int]:
             """The block's order now (not the section snapshot), or None."""
             if self.live_page_type(page) != self.pgty_buddy:
                 return None
@@ -657,7 +715,7 @@ class MemMap:
                     return where
         return None
 
-    def free_state(self):
+    def free_state(self) -> bytearray:
         """bytearray, one byte per pfn below max_pfn: 0 when the page is not
         free, else FREE_BUDDY (in a free buddy block: its head is PageBuddy
         with the order in private) or FREE_PCP (on a per-CPU list), with
@@ -690,7 +748,7 @@ class MemMap:
             self._pcp_free(zone, nr_sens, out)
         return out
 
-    def _pcp_free(self, zone, nr_sens, out):
+    def _pcp_free(self, zone: Object, nr_sens: int, out: bytearray) -> None:
         lists = self.prog.type("struct per_cpu_pages").member("lists").type.length
         per_sens = lists // nr_sens
         pcptypes = self.prog["MIGRATE_PCPTYPES"].value_()

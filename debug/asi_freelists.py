@@ -1,18 +1,20 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Inspect the ASI page allocator of a live kernel: free lists by sensitivity,
+"""Inspect the ASI page allocator of a kernel: free lists by sensitivity,
 pageblocks, single pages (drgn script).
 
-Run inside the guest, against /proc/kcore and the build's vmlinux:
+In the guest, on the running kernel; or on a dump (make vmcore):
 
     drgn -q -k -s build/out-asi/vmlinux debug/asi_freelists.py lists
     drgn -q -k -s build/out-asi/vmlinux debug/asi_freelists.py blocks --zone DMA32
     drgn -q -k -s build/out-asi/vmlinux debug/asi_freelists.py pfn 0x1234 phys:0x1234000
+    drgn -q -c build/vmcore/vmcore -s build/vmcore/vmlinux debug/asi_freelists.py lists
 
 lists   (the default) per populated zone, free-list entries by order, for
         each migratetype and sensitivity ("/ns" rows: nonsensitive), like
         /proc/pagetypeinfo; the free pages of each sensitivity, the zone's
         nr_free_nonsensitive counter, and entries whose pageblock's
-        sensitivity disagrees with their list ("misplaced").
+        sensitivity disagrees with their list ("misplaced"); then the
+        page allocator's ASI event counters (flips, TLB flushes, ...).
 blocks  one character per pageblock, 64 to a line after the line's first
         pfn: the migratetype's initial, uppercase for a sensitive block,
         lowercase for a nonsensitive one, '-' without a memmap; then counts.
@@ -21,19 +23,21 @@ pfn     for each pfn (a number, or phys:<address>): page flags, refcount,
         and sensitivity, PG_asi_nonsensitive, and whether the restricted
         (global nonsensitive) tables map its direct-map address.
 
-Exit status: 0 on success; 2 when ASI is off or the arguments are bad.
+Exit status: 0 on success; 2 when ASI is off, the kernel has no debug
+info or the arguments are bad.
 """
 import argparse
 import sys
 
-from asi_drgn_common import (PAGE_SHIFT, Layout, MemMap, asi_pgd, describe, has, human,
-                             require_asi, run, zone_span, zones)
+from asi_drgn_common import (PAGE_SHIFT, TRANSITION_EVENTS, Layout, MemMap, asi_pgd,
+                             asi_vm_events, describe, has, human, require_asi, run, summary,
+                             zone_span, zones)
 
 prog = globals()["prog"]
 LIST_CAP = 100000   # entries counted per list, as /proc/pagetypeinfo caps
 
 
-def cmd_lists(mm, mode, args):
+def cmd_lists(mm: MemMap, mode: str, args: argparse.Namespace) -> None:
     free_list = prog.type("struct free_area").member("free_list").type
     nr_mt, nr_sens = free_list.length, free_list.type.length
     blocks = mm.block_flags()
@@ -68,9 +72,12 @@ def cmd_lists(mm, mode, args):
     print(f"\nnr_free_nonsensitive (/proc/vmstat): {total}")
     if mode == "pageflag" and has(prog, "asi_pageflag_queued"):
         print(f"pageflag: {prog['asi_pageflag_queued'].counter.value_()} pages queued for unmap")
+    for enumerator, name, total in asi_vm_events(prog):
+        if not enumerator.startswith(TRANSITION_EVENTS):
+            print(f"{name:<36} {total:>12}")
 
 
-def cmd_blocks(mm, mode, args):
+def cmd_blocks(mm: MemMap, mode: str, args: argparse.Namespace) -> None:
     chosen = [z for z in zones(prog)
               if not args.zone or args.zone.lower() == z.name.string_().decode().lower()]
     if not chosen:
@@ -98,7 +105,7 @@ def cmd_blocks(mm, mode, args):
               + " ".join(f"{c}:{n}" for c, n in sorted(counts.items())))
 
 
-def parse_pfn(text):
+def parse_pfn(text: str) -> int:
     try:
         if text.startswith("phys:"):
             return int(text[5:], 0) >> PAGE_SHIFT
@@ -107,7 +114,7 @@ def parse_pfn(text):
         sys.exit(f"asi_freelists: '{text}' is not a pfn or phys:<address>")
 
 
-def cmd_pfn(mm, mode, args):
+def cmd_pfn(mm: MemMap, mode: str, args: argparse.Namespace) -> None:
     layout = Layout(prog)
     pgd = asi_pgd(prog)
     pfns = [parse_pfn(t) for t in args.pfns]
@@ -150,7 +157,8 @@ def cmd_pfn(mm, mode, args):
         print_block_and_mapping(mm, blocks, layout, pgd, pfn)
 
 
-def print_block_and_mapping(mm, blocks, layout, pgd, pfn):
+def print_block_and_mapping(mm: MemMap, blocks: list, layout: Layout, pgd: int,
+                            pfn: int) -> None:
     """The pfn's pageblock (migratetype, sensitivity) and its restricted
     direct-map entry."""
     first = pfn & ~(mm.block_pages - 1)
@@ -163,8 +171,8 @@ def print_block_and_mapping(mm, blocks, layout, pgd, pfn):
     print(f"  restricted: {describe(layout, pgd, va)}")
 
 
-def main(argv):
-    p = argparse.ArgumentParser(prog="asi_freelists.py", description=__doc__.split("\n")[0])
+def main(argv: list) -> None:
+    p = argparse.ArgumentParser(prog="asi_freelists.py", description=summary(__doc__))
     sub = p.add_subparsers(dest="cmd")
     sub.add_parser("lists", help="free-list entries by order, migratetype and sensitivity")
     b = sub.add_parser("blocks", help="one character per pageblock")

@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Inspect ASI restricted page tables of a live kernel (drgn script).
+"""Inspect ASI restricted page tables of a kernel (drgn script).
 
-Run inside the guest, against /proc/kcore and the build's vmlinux:
+In the guest, on the running kernel; or on a dump (make vmcore):
 
     drgn -q -k -s build/out-asi/vmlinux debug/asi_pgtable.py ranges
     drgn -q -k -s build/out-asi/vmlinux debug/asi_pgtable.py addr _stext phys:0x1234000
+    drgn -q -c build/vmcore/vmcore -s build/vmcore/vmlinux debug/asi_pgtable.py ranges
 
 ranges  walks a restricted pgd and prints its mapped ranges grouped by kind
         (text, data, modules, vmalloc, percpu, direct map, other).
@@ -14,22 +15,24 @@ addr    tells, for each address, whether it is mapped in the restricted and in
 
 --mm PID --class kvm|userspace picks a process's restricted space instead of
 the global nonsensitive one. Exit status: 0 on success; 2 when ASI is
-off, the requested space does not exist or the arguments are bad.
+off, the kernel has no debug info, the requested space does not exist or
+the arguments are bad.
 """
 import argparse
 import sys
 
 from drgn.helpers.linux.pid import find_task
 
-from asi_drgn_common import LEVEL_NAMES, Layout, asi_pgd, describe, human, run, walk
+from asi_drgn_common import (LEVEL_NAMES, Layout, asi_pgd, describe, human, require_asi, run,
+                             summary, walk)
 
 prog = globals()["prog"]
 
 
-def restricted_pgd(args):
+def restricted_pgd(args: argparse.Namespace) -> tuple:
+    """(pgd, what to call it) of the restricted space args ask for."""
+    require_asi(prog, "asi_pgtable", need_mode=False)
     pgd = asi_pgd(prog)
-    if pgd is None:
-        sys.exit("asi_pgtable: ASI is off in this kernel (boot with asi=on)")
     if args.mm is None:
         return pgd, "global nonsensitive"
     task = find_task(prog, args.mm)
@@ -42,7 +45,7 @@ def restricted_pgd(args):
     return asi.pgd.value_(), f"pid {args.mm} {args.asi_class}"
 
 
-def cmd_ranges(layout, pgd, what, args):
+def cmd_ranges(layout: Layout, pgd: int, what: str, args: argparse.Namespace) -> None:
     # Merge leaves into ranges contiguous in virtual address and of one kind.
     ranges = []
     for va, level, _ in walk(layout, pgd):
@@ -69,7 +72,7 @@ def cmd_ranges(layout, pgd, what, args):
             print(f"  ... {len(rs) - len(shown)} more (--all shows them)")
 
 
-def parse_addr(layout, text):
+def parse_addr(layout: Layout, text: str) -> int:
     if text.startswith("phys:"):
         return layout.page_offset + int(text[5:], 0)
     try:
@@ -81,7 +84,7 @@ def parse_addr(layout, text):
             sys.exit(f"asi_pgtable: '{text}' is not a number, phys:<number> or a kernel symbol")
 
 
-def cmd_addr(layout, pgd, what, args):
+def cmd_addr(layout: Layout, pgd: int, what: str, args: argparse.Namespace) -> None:
     unrestricted = prog["init_mm"].pgd.value_()
     for text in args.addresses:
         va = parse_addr(layout, text)
@@ -90,8 +93,8 @@ def cmd_addr(layout, pgd, what, args):
         print(f"  unrestricted: {describe(layout, unrestricted, va)}")
 
 
-def main(argv):
-    p = argparse.ArgumentParser(prog="asi_pgtable.py", description=__doc__.split("\n")[0])
+def main(argv: list) -> None:
+    p = argparse.ArgumentParser(prog="asi_pgtable.py", description=summary(__doc__))
     p.add_argument("--mm", type=int, metavar="PID", help="use this process's restricted space")
     p.add_argument("--class", dest="asi_class", choices=("kvm", "userspace"), default="kvm")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -102,8 +105,8 @@ def main(argv):
     a.add_argument("addresses", nargs="+")
     args = p.parse_args(argv)
 
-    layout = Layout(prog)
     pgd, what = restricted_pgd(args)
+    layout = Layout(prog)
     {"ranges": cmd_ranges, "addr": cmd_addr}[args.cmd](layout, pgd, what, args)
 
 

@@ -3,9 +3,10 @@
 space), which space each task targets, and the ASI transition counters
 (drgn script).
 
-Run inside the guest, against /proc/kcore and the build's vmlinux:
+In the guest, on the running kernel; or on a dump (make vmcore):
 
     drgn -q -k -s build/out-asi/vmlinux debug/asi_transitions.py
+    drgn -q -c build/vmcore/vmcore -s build/vmcore/vmlinux debug/asi_transitions.py
 
 cpus     one line per online CPU: its curr_asi (the space it runs in, or
          "unrestricted"), the task it runs, asi_switching (loads or exits
@@ -21,21 +22,23 @@ counters asi_enter, asi_restore, the asi_exit_* and asi_flush_* vmstat
 Checks: a restricted CPU runs a task whose target is that space; a target
 belongs to the mm the task runs on; a task in a critical section has a
 target. A live kernel keeps running while drgn reads it, so a CPU that
-switches meanwhile can show up as a mismatch: a failure is re-read once.
+switches meanwhile can show up as a mismatch: a failure is re-read once
+(not in a dump, which does not change).
 
-Exit status: 0 when every check holds, 1 when one fails, 2 when ASI is off
-or the arguments are bad.
+Exit status: 0 when every check holds, 1 when one fails, 2 when ASI is off,
+the kernel has no debug info or the arguments are bad.
 """
 import argparse
 import sys
 import time
 
 from drgn import Object
-from drgn.helpers.linux.cpumask import for_each_online_cpu, for_each_possible_cpu
+from drgn.helpers.linux.cpumask import for_each_online_cpu
 from drgn.helpers.linux.percpu import per_cpu
 from drgn.helpers.linux.pid import for_each_task
 
-from asi_drgn_common import asi_class_names, asi_pgd, has, run
+from asi_drgn_common import (TRANSITION_EVENTS, asi_class_names, asi_vm_events, has, is_live,
+                             require_asi, run, summary)
 
 prog = globals()["prog"]
 
@@ -96,32 +99,20 @@ def violations(snap: dict) -> list:
 
 
 def counters() -> list:
-    """(name, total) of the transition vmstat counters, summed over CPUs; the
-    names are /proc/vmstat's (ASI_EXITS_PAGE_FAULT is asi_exit_page_fault)."""
-    out = []
-    for enumerator, item in prog.type("enum vm_event_item").enumerators:
-        if enumerator in ("ASI_ENTER", "ASI_RESTORE") or enumerator.startswith("ASI_FLUSH_"):
-            name = enumerator.lower()
-        elif enumerator.startswith("ASI_EXITS_"):
-            name = "asi_exit_" + enumerator.removeprefix("ASI_EXITS_").lower()
-        else:
-            continue
-        total = sum(per_cpu(prog["vm_event_states"], cpu).event[item].value_()
-                    for cpu in for_each_possible_cpu(prog))
-        out.append((name, total))
-    return out
+    """(/proc/vmstat name, total) of the transition counters."""
+    return [(name, total) for enumerator, name, total in asi_vm_events(prog)
+            if enumerator.startswith(TRANSITION_EVENTS)]
 
 
-def main(argv):
-    p = argparse.ArgumentParser(prog="asi_transitions.py", description=__doc__.split("\n")[0])
+def main(argv: list) -> None:
+    p = argparse.ArgumentParser(prog="asi_transitions.py", description=summary(__doc__))
     p.parse_args(argv)
-    if asi_pgd(prog) is None:
-        sys.exit("asi_transitions: ASI is off in this kernel (boot with asi=on)")
+    require_asi(prog, "asi_transitions", need_mode=False)
     classes = asi_class_names(prog)
 
     snap = snapshot()
     bad = violations(snap)
-    if bad:
+    if bad and is_live(prog):
         time.sleep(0.1)
         snap = snapshot()
         bad = violations(snap)

@@ -15,7 +15,7 @@ retag() {
 	for layer in "${LAYERS[@]}"; do
 		subj=$(tgit log -1 --format=%s "layer-$layer")
 		c=$(tgit log --format='%H %s' base..HEAD |
-			awk -v s="$subj" 'substr($0, 42) == s { print $1; exit }')
+			awk -v s="$subj" 'substr($0, 42) == s && !c { c = $1 } END { print c }')
 		[ -n "$c" ] || die "layer-$layer: no commit '$subj' after the rebase"
 		tgit tag -f "layer-$layer" "$c" >/dev/null
 	done

@@ -30,7 +30,7 @@ drgn_run asi_pgtable.py ranges --limit 3
 
 secs=${DEMO_SECONDS:-40}
 [[ $secs =~ ^[1-9][0-9]*$ ]] || { echo "DEMO_SECONDS must be a positive number of seconds, not '$secs'" >&2; exit 2; }
-section "memory pressure: the 'alternate' scenario for ${secs}s (kernel-heavy, then user-heavy phases)"
+section "memory pressure: two rounds of the 'alternate' scenario (kernel-heavy, then user-heavy phases), looked at after $(( secs / 2 ))s"
 log=$(mktemp)
 ROUNDS=2 "$top/stress/scenario.sh" alternate "$secs" > "$log" 2>&1 &
 scenario=$!

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Take user memory until the OOM killer stops this process.
+"""Take user memory until the OOM killer stops this process, or LIMIT MiB.
 
 Maps and touches anonymous memory STEP MiB at a time and prints the MiB held
 after each step, so that whoever reads its output knows how much it had
 obtained when it was killed. Makes itself the OOM killer's first choice.
-Usage: grab.py [STEP_MIB]
+With LIMIT_MIB it exits (0) once it holds that much: every page of it
+touched, however long that takes, where a stressor would stop on time.
+Usage: grab.py [STEP_MIB [LIMIT_MIB]]
 """
 import mmap
 import sys
@@ -13,20 +15,25 @@ MIB = 1 << 20
 
 
 def main() -> int:
-    step = int(sys.argv[1]) if len(sys.argv) > 1 else 4
-    if step <= 0:
-        print("usage: grab.py [STEP_MIB > 0]", file=sys.stderr)
+    try:
+        step = int(sys.argv[1]) if len(sys.argv) > 1 else 4
+        limit = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+    except ValueError:
+        step = limit = -1
+    if step <= 0 or limit < 0 or len(sys.argv) > 3:
+        print("usage: grab.py [STEP_MIB > 0 [LIMIT_MIB >= 0, 0: no limit]]", file=sys.stderr)
         return 2
     with open("/proc/self/oom_score_adj", "w") as f:
         f.write("1000")
     held, total = [], 0
     fill = b"\1" * (step * MIB)
-    while True:
+    while not limit or total < limit:
         m = mmap.mmap(-1, step * MIB, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
         m[:] = fill	# one copy faults in every page
         held.append(m)
         total += step
         print(total, flush=True)
+    return 0
 
 
 if __name__ == "__main__":

@@ -92,7 +92,7 @@ settle() {
 
 counters=(oom_kill asi_flip_nonsensitive asi_flip_nonsensitive_blocks asi_flip_sensitive
 	  asi_flip_sensitive_blocks asi_flip_sensitive_fail asi_tlb_flush asi_tlb_flush_pages
-	  asi_pages_zeroed asi_pageflag_async_free asi_exit_page_fault)
+	  asi_pages_zeroed asi_pageflag_async_free asi_exit_page_fault asi_lend asi_lend_pages)
 declare -A before
 settle
 for c in "${counters[@]}"; do before[$c]=$(vm "$c"); done
@@ -103,7 +103,8 @@ tr=/sys/kernel/tracing
 traced=
 if [ "$mode" = freelist ] && { mountpoint -q $tr || mount -t tracefs nodev $tr 2>/dev/null; } &&
    [ -d $tr/events/asi/asi_flip ]; then
-	bufsize=$(cat $tr/buffer_size_kb)
+	# "7 (expanded: 1408)" until tracing first grows the buffers.
+	bufsize=$(sed 's/.*expanded: \([0-9]*\).*/\1/' $tr/buffer_size_kb)
 	echo 4096 > $tr/buffer_size_kb
 	: > $tr/trace
 	echo 1 > $tr/events/asi/asi_flip/enable && traced=1
@@ -154,8 +155,10 @@ for c in "${counters[@]}"; do d[$c]=$(( $(vm "$c") - before[$c] )); done
 free1=$(free_kib)
 ns_mib=$(( d[asi_flip_nonsensitive_blocks] * 2 ))
 s_mib=$(( d[asi_flip_sensitive_blocks] * 2 ))
+# Made sensitive: flipped whole, or lent a page at a time (KiB).
+made_kib=$(( s_mib * 1024 + d[asi_lend_pages] * $(getconf PAGESIZE) / 1024 ))
 flushes_per_gib=-
-[ "$s_mib" -gt 0 ] && flushes_per_gib=$(( d[asi_tlb_flush] * 1024 / s_mib ))
+[ "$made_kib" -gt 0 ] && flushes_per_gib=$(( d[asi_tlb_flush] * 1048576 / made_kib ))
 freed_per_gib=-
 [ "${d[asi_pageflag_async_free]}" -gt 0 ] && freed_per_gib=$(( d[asi_tlb_flush] * 262144 / d[asi_pageflag_async_free] ))
 
@@ -168,11 +171,12 @@ printf '%-34s %s\n' \
 	"free memory before/after (MiB)" "$(( free0 / 1024 ))/$(( free1 / 1024 )) ($(( (free1 - free0) * 1000 / free0 )) permille)" \
 	"flips to nonsensitive (MiB)" "$ns_mib in ${d[asi_flip_nonsensitive]} flips" \
 	"flips to sensitive (MiB)" "$s_mib in ${d[asi_flip_sensitive]} flips, ${d[asi_flip_sensitive_fail]} failed" \
+	"stranded pages lent to sensitive" "${d[asi_lend_pages]} in ${d[asi_lend]} batches" \
 	"pages zeroed" "${d[asi_pages_zeroed]}" \
 	"pageflag async frees (pages)" "${d[asi_pageflag_async_free]}" \
 	"pageflag queue, peak (pages)" "${queue_max:-0}" \
 	"ASI TLB flushes" "${d[asi_tlb_flush]} (${d[asi_tlb_flush_pages]} pages)" \
-	"  per GiB flipped to sensitive" "$flushes_per_gib" \
+	"  per GiB made sensitive" "$flushes_per_gib" \
 	"  per GiB freed through the queue" "$freed_per_gib" \
 	"page-fault exits" "${d[asi_exit_page_fault]}" \
 	"allocation-failure warnings" "$(( $(alloc_failures) - fail0 ))" \
@@ -187,6 +191,7 @@ echo "RESULT scenario=$name mode=$mode rc=$rc secs=$elapsed oom_kill=${d[oom_kil
 	"psi_full_us=$(( $(psi_us full) - full0 ))" \
 	"free_before_kib=$free0 free_after_kib=$free1 ns_mib=$ns_mib s_mib=$s_mib" \
 	"flips_s=${d[asi_flip_sensitive]} flip_s_fail=${d[asi_flip_sensitive_fail]}" \
+	"lent_pages=${d[asi_lend_pages]} lend_batches=${d[asi_lend]}" \
 	"tlb_flush=${d[asi_tlb_flush]} tlb_flush_pages=${d[asi_tlb_flush_pages]} tlb_ipis=$(( $(ipis) - ipis0 ))" \
 	"async_free=${d[asi_pageflag_async_free]} queue_hwm=${queue_max:-0} stranded_max_kib=$stranded_kib" \
 	"$(na flip_p50_us "$p50")$(na flip_p99_us "$p99")$(na flip_irqsoff_max_us "$irqsoff")$extra"

@@ -3,7 +3,8 @@
 # kernel four times (asi=on with each page-allocator mode, the second with
 # 4-level paging, asi=off, asi=bogus), run the KUnit suites built into it (asi=on boots, parsed with
 # the tree's kunit.py) and tests/guest/ in each boot, and scan every console
-# for splats.
+# for splats; then a fifth boot for a dump read back by crash and drgn
+# (tests/host/test-vmcore.sh).
 #
 # `make test-distro` (tests/run.sh distro): build the distro-like kernel
 # (scripts/kernel.sh distro: NUMA, hotplug, swap, hugetlbfs, modules, KASAN,
@@ -198,6 +199,15 @@ if [ "$suite" = lean ]; then
 	boot on "asi=on asi_alloc=pageflag no5lvl pti=on" pageflag
 	boot off "asi=off pti=on kunit.enable=0"
 	boot invalid "asi=bogus asi_alloc=bogus kunit.enable=0"
+	# make vmcore and make crash: one more boot (512 MiB), QEMU dumps it,
+	# crash and drgn read it back (tests/host/test-vmcore.sh).
+	note "booting for a dump"
+	if tests/host/test-vmcore.sh "$KERNEL" "$runs/vmcore" > "$runs/vmcore.log" 2>&1; then
+		result ok "a dump of an asi=on guest reads back in crash and drgn"
+	else
+		tail -5 "$runs/vmcore.log"
+		result "not ok" "a dump of an asi=on guest reads back in crash and drgn (log: $runs/vmcore.log)"
+	fi
 else
 	# Everything is slower under KASAN and debug_pagealloc.
 	: "${TEST_TIMEOUT:=2400}" "${TEST_SECONDS:=900}"

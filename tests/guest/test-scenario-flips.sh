@@ -3,8 +3,9 @@
 # moves memory between sensitivities both ways: afterwards free memory is
 # back within FREE_TOLERANCE permille, no OOM kill happened, and with ASI on
 # the mode did its work within its bounds: asi_alloc=freelist flipped blocks
-# both ways, with at most one TLB flush per flip to sensitive and at most
-# flip_batch ranges (two pageblocks each at most) per flush;
+# both ways, with at most one TLB flush per flip to sensitive or batch of
+# lent pages, at most flip_batch ranges (two pageblocks each at most) per
+# flip and at most 64 pages per batch lent;
 # asi_alloc=pageflag freed pages through its queue. debug/asi_check.py then
 # finds the whole restricted address space clean.
 set -u
@@ -35,8 +36,10 @@ case $ASI_EXPECT/${r[mode]} in
 on/freelist)
 	[ "${r[ns_mib]}" -gt 0 ] || fail "no block flipped to nonsensitive"
 	[ "${r[s_mib]}" -gt 0 ] || fail "no block flipped to sensitive"
-	[ "${r[tlb_flush]}" -le "${r[flips_s]}" ] ||
-		fail "${r[tlb_flush]} TLB flushes for ${r[flips_s]} flips to sensitive"
+	[ "${r[tlb_flush]}" -le "$(( r[flips_s] + r[lend_batches] ))" ] ||
+		fail "${r[tlb_flush]} TLB flushes for ${r[flips_s]} flips to sensitive and ${r[lend_batches]} batches lent"
+	[ "${r[lent_pages]}" -le "$(( r[lend_batches] * 64 ))" ] ||
+		fail "${r[lent_pages]} pages lent in ${r[lend_batches]} batches of at most 64"
 	batch=$(cat /sys/kernel/mm/asi/flip_batch)
 	[ "$(( r[s_mib] / 2 ))" -le "$(( r[flips_s] * batch * 2 ))" ] ||
 		fail "$(( r[s_mib] / 2 )) blocks flipped to sensitive in ${r[flips_s]} flips of at most $batch ranges"
