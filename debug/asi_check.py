@@ -40,8 +40,9 @@ Violations, one per page unless said otherwise:
   sensitive page mapped         a zsmalloc page (compressed user memory of
                                 zram and zswap), whatever its block or flag;
                                 freelist: the page's pageblock is sensitive,
-                                or the page is PG_asi_lent (exempt: the percpu first chunk, mapped
-                                whole, also through an alias such as a
+                                or the page is PG_asi_lent (exempt: the
+                                percpu first chunk, mapped whole, also
+                                through an alias such as a
                                 vmap'd IRQ stack, and PageReserved pages
                                 through the direct map, which are counted);
                                 pageflag: neither the page nor its compound
