@@ -27,7 +27,7 @@ help:
 	@echo "make autosquash    fold build/linux's 'fixup! <subject>' commits into the patches they fix"
 	@echo "make kernel        build the test kernel (build/out-asi)"
 	@echo "make kernel-noasi  build the kernel with ASI compiled out (build/out-noasi)"
-	@echo "make check-series  build every patch, with and without ASI; names the first that fails (FROM=n: from patch n)"
+	@echo "make check-series  build every patch, with and without ASI; names the first that fails (FROM=n TO=m: patches n to m)"
 	@echo "make checkpatch    run the kernel's checkpatch.pl over every patch (ignored checks: scripts/checkpatch.sh)"
 	@echo "make run           boot it with asi=on; CMD='...' runs a command, APPEND='...' adds parameters"
 	@echo "make demo          boot asi=on under memory pressure and show what ASI is doing"

@@ -10,7 +10,8 @@
 #
 # FROM=<n> starts at patch n of the whole series (1 = the first core patch),
 # for when the patches before it have not changed since a full run; the
-# first boundary built is then patch n itself.
+# first boundary built is then patch n itself. TO=<n> stops after patch n
+# (default: the last), for one new patch in the middle of the series.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -19,9 +20,11 @@ set -euo pipefail
 	note "build/linux has uncommitted changes: they are not built"
 head=$(tgit rev-parse HEAD)
 total=$(tgit rev-list --count "base..$head")
-from=${FROM:-1}
+from=${FROM:-1} to=${TO:-$total}
 [[ $from =~ ^[0-9]+$ ]] && [ "$from" -ge 1 ] && [ "$from" -le "$total" ] ||
 	die "FROM=$from: expected a patch number from 1 to $total"
+[[ $to =~ ^[0-9]+$ ]] && [ "$to" -ge "$from" ] && [ "$to" -le "$total" ] ||
+	die "TO=$to: expected a patch number from $from (FROM) to $total"
 tree=$BUILD/series-tree
 if ! git -C "$tree" rev-parse -q --verify HEAD >/dev/null 2>&1; then
 	rm -rf "$tree"
@@ -38,6 +41,7 @@ n=0
 for c in $(tgit rev-list --reverse "base..$head"); do
 	n=$((n + 1))
 	[ "$n" -ge "$from" ] || continue
+	[ "$n" -le "$to" ] || break
 	subj=$(tgit log -1 --format=%s "$c")
 	git -C "$tree" checkout -q --detach "$c"
 	for v in min-asi noasi; do
@@ -50,8 +54,9 @@ for c in $(tgit rev-list --reverse "base..$head"); do
 	done
 	echo "ok $n - builds with and without ASI: $subj"
 done
-if [ "$from" = 1 ]; then
+n=$to
+if [ "$from" = 1 ] && [ "$to" = "$total" ]; then
 	echo "all $n patches build"
 else
-	echo "patches $from to $n build (1 to $((from - 1)) not rebuilt: FROM=$from)"
+	echo "patches $from to $to of $total build (the others not rebuilt: FROM=$from TO=$to)"
 fi

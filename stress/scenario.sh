@@ -92,6 +92,7 @@ settle() {
 
 counters=(oom_kill asi_flip_nonsensitive asi_flip_nonsensitive_blocks asi_flip_sensitive
 	  asi_flip_sensitive_blocks asi_flip_sensitive_fail asi_tlb_flush asi_tlb_flush_pages
+	  asi_tlb_flush_coalesced
 	  asi_pages_zeroed asi_pageflag_async_free asi_exit_page_fault asi_lend asi_lend_pages)
 declare -A before
 settle
@@ -175,7 +176,7 @@ printf '%-34s %s\n' \
 	"pages zeroed" "${d[asi_pages_zeroed]}" \
 	"pageflag async frees (pages)" "${d[asi_pageflag_async_free]}" \
 	"pageflag queue, peak (pages)" "${queue_max:-0}" \
-	"ASI TLB flushes" "${d[asi_tlb_flush]} (${d[asi_tlb_flush_pages]} pages)" \
+	"ASI TLB flushes" "${d[asi_tlb_flush]} (${d[asi_tlb_flush_pages]} pages; ${d[asi_tlb_flush_coalesced]} more served by them)" \
 	"  per GiB made sensitive" "$flushes_per_gib" \
 	"  per GiB freed through the queue" "$freed_per_gib" \
 	"page-fault exits" "${d[asi_exit_page_fault]}" \
@@ -192,7 +193,8 @@ echo "RESULT scenario=$name mode=$mode rc=$rc secs=$elapsed oom_kill=${d[oom_kil
 	"free_before_kib=$free0 free_after_kib=$free1 ns_mib=$ns_mib s_mib=$s_mib" \
 	"flips_s=${d[asi_flip_sensitive]} flip_s_fail=${d[asi_flip_sensitive_fail]}" \
 	"lent_pages=${d[asi_lend_pages]} lend_batches=${d[asi_lend]}" \
-	"tlb_flush=${d[asi_tlb_flush]} tlb_flush_pages=${d[asi_tlb_flush_pages]} tlb_ipis=$(( $(ipis) - ipis0 ))" \
+	"tlb_flush=${d[asi_tlb_flush]} tlb_flush_pages=${d[asi_tlb_flush_pages]}" \
+	"tlb_coalesced=${d[asi_tlb_flush_coalesced]} tlb_ipis=$(( $(ipis) - ipis0 ))" \
 	"async_free=${d[asi_pageflag_async_free]} queue_hwm=${queue_max:-0} stranded_max_kib=$stranded_kib" \
 	"$(na flip_p50_us "$p50")$(na flip_p99_us "$p99")$(na flip_irqsoff_max_us "$irqsoff")$extra"
 exit "$rc"

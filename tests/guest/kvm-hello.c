@@ -7,10 +7,20 @@
  * closes, for a look at the VM's restricted space. test-kvm.sh runs it in
  * the guests of make test (nested SVM under TCG).
  *
+ * With --close-while-running the guest spins instead, and a second thread
+ * closes every reference to the vCPU and the VM while the first is in
+ * KVM_RUN, then interrupts it: KVM_RUN's own fput() destroys the VM on the
+ * way back to user mode. Exits 0 when KVM_RUN came back with EINTR, 3 when
+ * the close came too early to tell.
+ *
  *   kvm-hello [--hold] [ROUNDS]      (ROUNDS: 1 to 254, default 100)
+ *   kvm-hello --close-while-running
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <linux/kvm.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +38,51 @@ static void die(const char *what)
 	exit(2);
 }
 
+struct closer {
+	pthread_t runner;
+	int vm, vcpu;
+	void *run;
+	long run_size;
+};
+
+static void on_signal(int sig)
+{
+}
+
+/* Drop every reference to the vCPU and the VM, then interrupt KVM_RUN. */
+static void *close_all(void *arg)
+{
+	struct closer *c = arg;
+
+	sleep(2);
+	munmap(c->run, c->run_size);
+	close(c->vcpu);
+	close(c->vm);
+	pthread_kill(c->runner, SIGUSR1);
+	return NULL;
+}
+
+static int close_while_running(int vm, int vcpu, void *run, long run_size)
+{
+	struct closer c = { pthread_self(), vm, vcpu, run, run_size };
+	struct sigaction sa = { .sa_handler = on_signal };
+	pthread_t t;
+	int r;
+
+	if (sigaction(SIGUSR1, &sa, NULL) || pthread_create(&t, NULL, close_all, &c))
+		die("kvm-hello: closing thread");
+	r = ioctl(vcpu, KVM_RUN, 0);
+	pthread_join(t, NULL);
+	if (r == 0 || errno != EINTR) {
+		fprintf(stderr, "kvm-hello: KVM_RUN returned %d (%s) instead of EINTR: %s\n",
+			r, r ? strerror(errno) : "no error",
+			errno == EBADF ? "closed before it started" : "unexpected");
+		return errno == EBADF ? 3 : 1;
+	}
+	printf("kvm-hello: VM closed while in KVM_RUN, which returned EINTR\n");
+	return 0;
+}
+
 /* Keep the VM until standard input closes. */
 static int hold(void)
 {
@@ -42,8 +97,9 @@ static int hold(void)
 
 int main(int argc, char **argv)
 {
+	int closing = argc == 2 && !strcmp(argv[1], "--close-while-running");
 	int holding = argc > 1 && !strcmp(argv[1], "--hold");
-	const char *arg = argc > 1 + holding ? argv[1 + holding] : "100";
+	const char *arg = argc > 1 + holding && !closing ? argv[1 + holding] : "100";
 	int rounds = atoi(arg);
 	/*
 	 * 16-bit code at 0x0: mov $1,%al; loop: out %al,$PORT; inc %al;
@@ -83,6 +139,8 @@ int main(int argc, char **argv)
 	if (mem == MAP_FAILED)
 		die("mmap guest memory");
 	memcpy(mem, code, sizeof(code));
+	if (closing)
+		memcpy(mem, "\xeb\xfe", 2);	/* jmp . */
 	region = (struct kvm_userspace_memory_region){
 		.slot = 0, .guest_phys_addr = 0, .memory_size = MEM_SIZE,
 		.userspace_addr = (uintptr_t)mem,
@@ -110,6 +168,8 @@ int main(int argc, char **argv)
 	regs.rflags = 0x2;
 	if (ioctl(vcpu, KVM_SET_REGS, &regs) < 0)
 		die("KVM_SET_REGS");
+	if (closing)
+		return close_while_running(vm, vcpu, run, run_size);
 
 	for (;;) {
 		if (ioctl(vcpu, KVM_RUN, 0) < 0)
