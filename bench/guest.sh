@@ -2,7 +2,8 @@
 # Runs inside the guest for `make bench`: the in-kernel alloc/free
 # microbenchmark (<debugfs>/asi/alloc_bench), stress-ng memory and
 # syscall-heavy stressors one at a time for throughput and the restricted
-# spaces' enters and exits per stressor, then the memory stressors together
+# spaces' enters and exits per stressor, a KVM guest's round trips to user
+# space the same way, then the memory stressors together
 # under memory pressure for OOM kills and TLB flushes. Writes "key value" lines to $BENCH_OUT (default
 # $ASI_OUT/bench.txt). BENCH_PAGES, BENCH_ROUNDS, BENCH_SECONDS (pressure;
 # each lone stressor gets a third of it) tune it.
@@ -66,6 +67,33 @@ for st in vm mmap brk fork get null pipe sigq futex; do
 			print "top_exit_" st, $2, $3, $1; exit }' $sites >> "$out"
 	fi
 done
+
+# KVM: a real-mode guest's I/O exits (tests/guest/kvm-hello.c), each a
+# round trip to user space, for as long as a lone stressor runs: the "ops"
+# (2,540 per process, so that process start-up weighs little).
+kvm_bin=/tmp/kvm-hello.bench
+if [ -c /dev/kvm ] && gcc -O2 -pthread -o $kvm_bin "$(dirname "$0")/../tests/guest/kvm-hello.c"; then
+	e0=$(vm asi_enter) x0=$(vmsum asi_exit_) f0=$(vm asi_exit_page_fault) w0=$(vm asi_exit_switch)
+	t0=$(vmsum asi_flush_)
+	ops=0 start=$(date +%s%N) stop=$(( $(date +%s) + per ))
+	while [ "$(date +%s)" -lt "$stop" ]; do
+		$kvm_bin 254 10 > /dev/null || die "kvm-hello failed"
+		ops=$((ops + 254 * 10))
+	done
+	ms=$(( ($(date +%s%N) - start) / 1000000 ))
+	e1=$(vm asi_enter) x1=$(vmsum asi_exit_) f1=$(vm asi_exit_page_fault) w1=$(vm asi_exit_switch)
+	t1=$(vmsum asi_flush_)
+	rate=$(awk -v n=$ops -v ms=$ms 'BEGIN { printf "%.2f", n * 1000 / ms }')
+	echo "stress kvm: $rate I/O exits/s, $ops I/O exits, $((${e1:-0} - ${e0:-0})) enters, $((x1 - x0)) exits"
+	echo "stress_kvm_ops_per_sec $rate" >> "$out"
+	echo "stress_kvm_ops $ops" >> "$out"
+	echo "stress_kvm_exits $((x1 - x0))" >> "$out"
+	echo "stress_kvm_fault_exits $((${f1:-0} - ${f0:-0}))" >> "$out"
+	echo "stress_kvm_switch_exits $((${w1:-0} - ${w0:-0}))" >> "$out"
+	echo "stress_kvm_flushes $((t1 - t0))" >> "$out"
+else
+	echo "stress kvm: skipped (no /dev/kvm, or gcc could not build kvm-hello)"
+fi
 
 # Pressure: the stressors together at 80% of memory, OOM-killable.
 oom0=$(vm oom_kill) fl0=$(vm asi_tlb_flush)

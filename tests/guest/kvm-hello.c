@@ -13,7 +13,9 @@
  * way back to user mode. Exits 0 when KVM_RUN came back with EINTR, 3 when
  * the close came too early to tell.
  *
- *   kvm-hello [--hold] [ROUNDS]      (ROUNDS: 1 to 254, default 100)
+ *   kvm-hello [--hold] [ROUNDS [REPEAT]]
+ *         ROUNDS: 1 to 254, default 100; REPEAT: run the guest that many
+ *         times over (default 1), for make bench
  *   kvm-hello --close-while-running
  */
 #include <errno.h>
@@ -100,7 +102,8 @@ int main(int argc, char **argv)
 	int closing = argc == 2 && !strcmp(argv[1], "--close-while-running");
 	int holding = argc > 1 && !strcmp(argv[1], "--hold");
 	const char *arg = argc > 1 + holding && !closing ? argv[1 + holding] : "100";
-	int rounds = atoi(arg);
+	const char *rep = argc > 2 + holding ? argv[2 + holding] : "1";
+	int rounds = atoi(arg), repeat = atoi(rep), done = 0;
 	/*
 	 * 16-bit code at 0x0: mov $1,%al; loop: out %al,$PORT; inc %al;
 	 * cmp $ROUNDS+1,%al; jne loop; hlt
@@ -121,9 +124,9 @@ int main(int argc, char **argv)
 	long run_size;
 	uint8_t *mem;
 
-	if (rounds < 1 || rounds > 254 || argc > 2 + holding) {
-		fprintf(stderr, "usage: kvm-hello [--hold] [ROUNDS]  (ROUNDS: 1 to 254, got '%s')\n",
-			arg);
+	if (rounds < 1 || rounds > 254 || repeat < 1 || argc > 3 + holding) {
+		fprintf(stderr, "usage: kvm-hello [--hold] [ROUNDS [REPEAT]]  (ROUNDS: 1 to 254, REPEAT: 1 or more; got '%s' '%s')\n",
+			arg, rep);
 		return 2;
 	}
 	code[7] = rounds + 1;
@@ -197,6 +200,12 @@ int main(int argc, char **argv)
 				fprintf(stderr, "kvm-hello: halted after %d of %d bytes\n",
 					seen, rounds);
 				return 1;
+			}
+			if (++done < repeat) {
+				seen = 0;
+				if (ioctl(vcpu, KVM_SET_REGS, &regs) < 0)
+					die("KVM_SET_REGS");
+				break;
 			}
 			printf("kvm-hello: %d I/O exits, then hlt\n", seen);
 			fflush(stdout);
