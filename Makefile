@@ -38,7 +38,7 @@ help:
 	@echo "make crash         read build/vmcore with crash (debug/crash-asi.cmd) and drgn (per-CPU state, free lists)"
 	@echo "make test          everything: builds, KUnit, guest tests in four boots, a dump in a fifth; 'N passed, N failed'"
 	@echo "make test-distro   distro-like kernel (NUMA, hotplug, swap, hugetlbfs, modules, KASAN, ...): both modes"
-	@echo "make bench         asi=off vs asi_alloc=pageflag vs freelist: alloc/free rate, TLB flushes, stress-ng"
+	@echo "make bench         asi=off vs asi_alloc=pageflag vs freelist: alloc/free rate, TLB flushes, stress-ng, KVM round trips"
 
 deps:
 	@scripts/deps.sh
