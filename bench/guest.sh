@@ -20,6 +20,28 @@ vm() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 # all exits from restricted spaces (asi_exit_), all transition flushes
 # (asi_flush_: IBPB, RSB fill, L1D).
 vmsum() { awk -v p="^$1" '$1 ~ p { n += $2 } END { print n + 0 }' /proc/vmstat; }
+# What a lone stressor is measured by: enters into restricted spaces, exits
+# (all, page faults, mm switches) and transition flushes, on one line.
+counts() {
+	echo "$(vmsum asi_enter) $(vmsum asi_exit_) $(vmsum asi_exit_page_fault)" \
+	     "$(vmsum asi_exit_switch) $(vmsum asi_flush_)"
+}
+# record NAME RATE OPS UNIT BEFORE AFTER: the lines make bench reads, from
+# counts() taken before and after the run.
+record() {
+	local st=$1 rate=$2 ops=$3 unit=$4 e0 x0 f0 w0 t0 e1 x1 f1 w1 t1
+	read -r e0 x0 f0 w0 t0 <<< "$5"
+	read -r e1 x1 f1 w1 t1 <<< "$6"
+	echo "stress $st: $rate $unit/s, $ops $unit, $((e1 - e0)) enters, $((x1 - x0)) exits"
+	{
+		echo "stress_${st}_ops_per_sec $rate"
+		echo "stress_${st}_ops $ops"
+		echo "stress_${st}_exits $((x1 - x0))"
+		echo "stress_${st}_fault_exits $((f1 - f0))"
+		echo "stress_${st}_switch_exits $((w1 - w0))"
+		echo "stress_${st}_flushes $((t1 - t0))"
+	} >> "$out"
+}
 
 : > "$out"
 echo "mode $(cat /sys/kernel/mm/asi/alloc_mode)" >> "$out"
@@ -42,24 +64,16 @@ echo "flushes_per_million_frees $((flushes * 1000000 / (pages * rounds)))" >> "$
 # time with each other), with the bogo-ops done and the restricted spaces'
 # enters and exits meanwhile.
 for st in vm mmap brk fork get null pipe sigq futex; do
-	e0=$(vm asi_enter) x0=$(vmsum asi_exit_) f0=$(vm asi_exit_page_fault) w0=$(vm asi_exit_switch)
-	t0=$(vmsum asi_flush_)
 	[ -w $sites ] && echo 0 > $sites
+	before=$(counts)
 	log=$(stress-ng --temp-path /tmp --timeout "${per}s" --metrics-brief \
 		--$st 1 2>&1)
-	e1=$(vm asi_enter) x1=$(vmsum asi_exit_) f1=$(vm asi_exit_page_fault) w1=$(vm asi_exit_switch)
-	t1=$(vmsum asi_flush_)
+	after=$(counts)
 	# metrics-brief: "... metrc: [pid] <stressor> <ops> <real s> <usr> <sys> <ops/s real> ..."
 	ops=$(echo "$log" | awk -v st=$st '/metrc:/ && $4 == st && $5 ~ /^[0-9]+$/ { print $5 }')
 	rate=$(echo "$log" | awk -v st=$st '/metrc:/ && $4 == st && $5 ~ /^[0-9]+$/ { printf "%.2f", $9 }')
 	[ -n "$rate" ] || { echo "$log"; die "no bogo-ops rate for $st"; }
-	echo "stress $st: $rate bogo-ops/s, $ops bogo-ops, $((${e1:-0} - ${e0:-0})) enters, $((x1 - x0)) exits"
-	echo "stress_${st}_ops_per_sec $rate" >> "$out"
-	echo "stress_${st}_ops $ops" >> "$out"
-	echo "stress_${st}_exits $((x1 - x0))" >> "$out"
-	echo "stress_${st}_fault_exits $((${f1:-0} - ${f0:-0}))" >> "$out"
-	echo "stress_${st}_switch_exits $((${w1:-0} - ${w0:-0}))" >> "$out"
-	echo "stress_${st}_flushes $((t1 - t0))" >> "$out"
+	record $st "$rate" "$ops" bogo-ops "$before" "$after"
 	# Where its page-fault exits came from: the top site, by region and code.
 	if [ -r $sites ]; then
 		cat $sites
@@ -73,24 +87,18 @@ done
 # (2,540 per process, so that process start-up weighs little).
 kvm_bin=/tmp/kvm-hello.bench
 if [ -c /dev/kvm ] && gcc -O2 -pthread -o $kvm_bin "$(dirname "$0")/../tests/guest/kvm-hello.c"; then
-	e0=$(vm asi_enter) x0=$(vmsum asi_exit_) f0=$(vm asi_exit_page_fault) w0=$(vm asi_exit_switch)
-	t0=$(vmsum asi_flush_)
+	before=$(counts)
 	ops=0 start=$(date +%s%N) stop=$(( $(date +%s) + per ))
-	while [ "$(date +%s)" -lt "$stop" ]; do
+	# At least once, however short the run.
+	while :; do
 		$kvm_bin 254 10 > /dev/null || die "kvm-hello failed"
 		ops=$((ops + 254 * 10))
+		[ "$(date +%s)" -lt "$stop" ] || break
 	done
 	ms=$(( ($(date +%s%N) - start) / 1000000 ))
-	e1=$(vm asi_enter) x1=$(vmsum asi_exit_) f1=$(vm asi_exit_page_fault) w1=$(vm asi_exit_switch)
-	t1=$(vmsum asi_flush_)
+	after=$(counts)
 	rate=$(awk -v n=$ops -v ms=$ms 'BEGIN { printf "%.2f", n * 1000 / ms }')
-	echo "stress kvm: $rate I/O exits/s, $ops I/O exits, $((${e1:-0} - ${e0:-0})) enters, $((x1 - x0)) exits"
-	echo "stress_kvm_ops_per_sec $rate" >> "$out"
-	echo "stress_kvm_ops $ops" >> "$out"
-	echo "stress_kvm_exits $((x1 - x0))" >> "$out"
-	echo "stress_kvm_fault_exits $((${f1:-0} - ${f0:-0}))" >> "$out"
-	echo "stress_kvm_switch_exits $((${w1:-0} - ${w0:-0}))" >> "$out"
-	echo "stress_kvm_flushes $((t1 - t0))" >> "$out"
+	record kvm "$rate" "$ops" "I/O exits" "$before" "$after"
 else
 	echo "stress kvm: skipped (no /dev/kvm, or gcc could not build kvm-hello)"
 fi
