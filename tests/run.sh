@@ -28,12 +28,14 @@ runs=$BUILD/test
 rm -rf "$runs"
 mkdir -p "$runs"
 passed=0 failed=0 skipped=0
+# Repeated just above the closing line: CI often shows only a log's tail.
+failures=()
 
 result() {	# ok|not ok|skip, name
 	case $1 in
 	ok) passed=$((passed + 1)) ;;
 	skip) skipped=$((skipped + 1)) ;;
-	*) failed=$((failed + 1)) ;;
+	*) failed=$((failed + 1)); failures+=("$2") ;;
 	esac
 	echo "$1 - $2"
 }
@@ -122,6 +124,18 @@ else
 	fi
 fi
 
+# The kernel's own x86 entry tests, built here once and run in every boot
+# (tests/guest/test-x86-selftests.sh), 32-bit ones included.
+X86_SELFTESTS=$BUILD/selftests-x86
+if make -C "$SRC/tools/testing/selftests/x86" OUTPUT="$X86_SELFTESTS" \
+	> "$runs/build-x86-selftests.log" 2>&1 &&
+	compgen -G "$X86_SELFTESTS/*_32" > /dev/null; then
+	result ok "tools/testing/selftests/x86 builds (32- and 64-bit)"
+else
+	tail -5 "$runs/build-x86-selftests.log"
+	result "not ok" "tools/testing/selftests/x86 builds (32- and 64-bit; 'make deps' installs gcc-multilib; log: $runs/build-x86-selftests.log)"
+fi
+
 kunit_results() {	# console log
 	local log=$1 out
 	# The boot-time run only: guest tests run suites of their own through
@@ -144,7 +158,11 @@ kunit_results() {	# console log
 	c=$(echo "$summary" | grep -oE '(crashed|errors): [0-9]+' | grep -oE '[0-9]+' | paste -sd+ | bc 2>/dev/null || echo 0)
 	passed=$((passed + p)); failed=$((failed + f + ${c:-0})); skipped=$((skipped + s))
 	echo "kunit: $summary"
-	[ "$f" = 0 ] && [ "${c:-0}" = 0 ] || echo "$out" | grep -B2 -A20 FAILED | head -60
+	[ "$f" = 0 ] && [ "${c:-0}" = 0 ] && return
+	echo "$out" | grep -B2 -A20 -E 'FAILED|CRASHED' | head -60
+	local bad
+	bad=$(echo "$out" | grep -oE '\[(FAILED|CRASHED)\] [^ ]+' | awk '{ print $2 }' | paste -sd' ')
+	failures+=("kunit in $log: ${bad:-see ${log%.log}.kunit}")
 }
 
 boot() {	# mode (on|off|invalid), kernel parameters, [asi_alloc mode]
@@ -153,6 +171,7 @@ boot() {	# mode (on|off|invalid), kernel parameters, [asi_alloc mode]
 	vm/run.sh --kernel "$KERNEL" "${VM_ARGS[@]}" --out "$out" \
 		--timeout "${TEST_TIMEOUT:-900}" --append "$param" \
 		-- env ASI_EXPECT="$mode" ASI_ALLOC="$alloc" TEST_SECONDS="${TEST_SECONDS:-300}" \
+		X86_SELFTESTS="$X86_SELFTESTS" \
 		tests/guest/runner.sh "${GUEST_DIRS[@]/#/"$TOP"/}" > "$out.stdout" 2>&1
 	rc=$?
 	# The runner exits 0 (all passed) or 1 (some failed) after writing one
@@ -216,5 +235,6 @@ else
 fi
 
 echo "logs: $runs"
+for f in "${failures[@]}"; do echo "failed: $f"; done
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]
