@@ -56,6 +56,16 @@ if [ "$mode" = freelist ]; then
 	[ "$(cat $knob)" = "$old" ] || fail "flip_batch changed on bad input"
 	echo 3 > $knob && [ "$(cat $knob)" = 3 ] || fail "flip_batch refused 3"
 	echo "$old" > $knob
+	# flip_hold_ms takes 0 to 10000, 100 by default.
+	knob=/sys/kernel/mm/asi/flip_hold_ms
+	old=$(cat $knob)
+	[ "$old" = 100 ] || fail "flip_hold_ms is '$old', want 100 by default"
+	for bad in 10001 abc -1 ''; do
+		echo "$bad" > $knob 2>/dev/null && fail "flip_hold_ms accepted '$bad'"
+	done
+	[ "$(cat $knob)" = "$old" ] || fail "flip_hold_ms changed on bad input"
+	echo 0 > $knob && [ "$(cat $knob)" = 0 ] || fail "flip_hold_ms refused 0"
+	echo "$old" > $knob
 fi
 # asi=on turns PTI off, saying so in one line, whatever pti= says; without
 # it PTI does what it always did (the asi=off boot asks for pti=on).
