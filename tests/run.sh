@@ -127,13 +127,14 @@ fi
 # The kernel's own x86 entry tests, built here once and run in every boot
 # (tests/guest/test-x86-selftests.sh), 32-bit ones included.
 X86_SELFTESTS=$BUILD/selftests-x86
+mkdir -p "$X86_SELFTESTS"
 if make -C "$SRC/tools/testing/selftests/x86" OUTPUT="$X86_SELFTESTS" \
 	> "$runs/build-x86-selftests.log" 2>&1 &&
 	compgen -G "$X86_SELFTESTS/*_32" > /dev/null; then
 	result ok "tools/testing/selftests/x86 builds (32- and 64-bit)"
 else
 	tail -5 "$runs/build-x86-selftests.log"
-	result "not ok" "tools/testing/selftests/x86 builds (32- and 64-bit; 'make deps' installs gcc-multilib; log: $runs/build-x86-selftests.log)"
+	result "not ok" "tools/testing/selftests/x86 builds (32- and 64-bit, with make deps's gcc-multilib; log: $runs/build-x86-selftests.log)"
 fi
 
 kunit_results() {	# console log
