@@ -8,7 +8,7 @@ set -uo pipefail
 # The kernel source; its build; warm rebuilds; the guest; what runs inside it
 # over 9p (stress-ng, drgn with Debian's python3, crash, mkfs.ext4 for the
 # page-cache scenario); gnuplot for make compare's plots; a 32-bit libc
-# for the kernel's x86 selftests.
+# for the kernel's x86 selftests and libcap for its mm ones (memfd_secret).
 PACKAGES=(
 	linux-source-6.12
 	build-essential bc bison flex cpio kmod
@@ -18,7 +18,7 @@ PACKAGES=(
 	stress-ng python3-drgn crash
 	git
 	gnuplot-nox e2fsprogs
-	gcc-multilib libc6-dev-i386
+	gcc-multilib libc6-dev-i386 libcap-dev
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

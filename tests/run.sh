@@ -137,6 +137,18 @@ else
 	result "not ok" "tools/testing/selftests/x86 builds (32- and 64-bit, with make deps's gcc-multilib; log: $runs/build-x86-selftests.log)"
 fi
 
+# And the kernel's mm selftests that tests/guest/test-mm-selftests.sh runs.
+MM_SELFTESTS=$BUILD/selftests-mm
+mkdir -p "$MM_SELFTESTS"
+mapfile -t mm_selftests < <(tests/guest/test-mm-selftests.sh --binaries)
+if make -C "$SRC/tools/testing/selftests/mm" OUTPUT="$MM_SELFTESTS" \
+	"${mm_selftests[@]/#/"$MM_SELFTESTS"/}" > "$runs/build-mm-selftests.log" 2>&1; then
+	result ok "tools/testing/selftests/mm builds (the ${#mm_selftests[@]} programs the guest runs)"
+else
+	tail -5 "$runs/build-mm-selftests.log"
+	result "not ok" "tools/testing/selftests/mm builds (with make deps's libcap-dev; log: $runs/build-mm-selftests.log)"
+fi
+
 kunit_results() {	# console log
 	local log=$1 out
 	# The boot-time run only: guest tests run suites of their own through
@@ -172,7 +184,7 @@ boot() {	# mode (on|off|invalid), kernel parameters, [asi_alloc mode]
 	vm/run.sh --kernel "$KERNEL" "${VM_ARGS[@]}" --out "$out" \
 		--timeout "${TEST_TIMEOUT:-900}" --append "$param" \
 		-- env ASI_EXPECT="$mode" ASI_ALLOC="$alloc" TEST_SECONDS="${TEST_SECONDS:-300}" \
-		X86_SELFTESTS="$X86_SELFTESTS" \
+		X86_SELFTESTS="$X86_SELFTESTS" MM_SELFTESTS="$MM_SELFTESTS" \
 		tests/guest/runner.sh "${GUEST_DIRS[@]/#/"$TOP"/}" > "$out.stdout" 2>&1
 	rc=$?
 	# The runner exits 0 (all passed) or 1 (some failed) after writing one
