@@ -227,8 +227,9 @@ if [ "$suite" = lean ]; then
 	boot on "asi=on asi_alloc=freelist page_alloc.shuffle=1" freelist
 	# 4-level paging (TCG's -cpu max has 5): the p4d is then the pgd entry,
 	# which the userspace class mirrors through set_p4d() instead. pti=on:
-	# asi=on wins, and asi=off leaves PTI alone.
-	boot on "asi=on asi_alloc=pageflag no5lvl pti=on" pageflag
+	# asi=on wins, and asi=off leaves PTI alone. vsyscall=emulate: a user
+	# read of the vsyscall page exits (test-vsyscall-taint).
+	boot on "asi=on asi_alloc=pageflag no5lvl pti=on vsyscall=emulate" pageflag
 	boot off "asi=off pti=on kunit.enable=0"
 	boot invalid "asi=bogus asi_alloc=bogus kunit.enable=0"
 	# make vmcore and make crash: one more boot (512 MiB), QEMU dumps it,

@@ -42,6 +42,7 @@ dmesg | grep -q 'KernelAddressSanitizer initialized' && kasan=1
 for c in asi_runs_restricted asi_sensitive_read_exits asi_genuine_fault_handled \
 	asi_mm_switch_exits asi_lazy_tlb_exits asi_irq_restores asi_nmi_restores \
 	asi_cr3_users_stay_restricted asi_cr3_fast_is_stable asi_guest_exit_agrees \
+	asi_guest_entry_reloads \
 	asi_userspace_shares_user_half asi_probe_reads_nonsensitive_only \
 	asi_transitions_flush_taints asi_pcid_bookkeeping; do
 	line=$(grep -E "^[[:space:]]*ok [0-9]+ $c( |$)" <<< "$results") ||
