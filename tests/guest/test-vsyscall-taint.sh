@@ -15,7 +15,9 @@ n=1000
 
 [ "$ASI_EXPECT" = on ] || { echo "ASI is off"; exit 77; }
 grep -qw "vsyscall=emulate" /proc/cmdline || { echo "needs vsyscall=emulate"; exit 77; }
-command -v gcc >/dev/null || { echo "no gcc to build $src"; exit 77; }
+# This boot is the one meant to run it: not being able to is a failure.
+command -v gcc >/dev/null || fail "no gcc to build $src"
+
 bin=$(mktemp /tmp/vsyscall-read.XXXXXX) || fail "mktemp"
 trap 'rm -f "$bin"' EXIT
 gcc -O2 -Wall -o "$bin" "$src" || fail "cannot build $src"
