@@ -1,7 +1,7 @@
 #!/bin/bash
 # The kernel's own mm selftests (tools/testing/selftests/mm, built on the
 # host by tests/run.sh into $MM_SELFTESTS) that take seconds under TCG on
-# the lean kernel: copy-on-write with THP and GUP pins, mremap, mlock,
+# the lean kernel: copy-on-write with THP and vmsplice pins, mremap, mlock,
 # MADV_POPULATE, mseal, process_mrelease, MAP_DROPPABLE, memfd_secret
 # (memory the kernel takes out of its own direct map) and userfaultfd. User
 # pages are sensitive under ASI: each of these makes the kernel copy, zero,
