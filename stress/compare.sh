@@ -21,14 +21,20 @@ scenarios=("$@")
 for s in "${scenarios[@]}"; do
 	grep -qxF -e "$s" <<< "$known" || die "unknown scenario '$s' (known: $(echo $known))"
 done
-kernel=$BUILD/out-asi/arch/x86/boot/bzImage
-[ -f "$kernel" ] || die "no kernel at $kernel: run 'make kernel'"
+built=$BUILD/out-asi
+[ -f "$built/arch/x86/boot/bzImage" ] || die "no kernel at $built/arch/x86/boot/bzImage: run 'make kernel'"
 
 out=$BUILD/compare/$(date +%Y%m%d-%H%M%S)
-mkdir -p "$out" || die "cannot create $out"
+mkdir -p "$out/kernel/arch/x86/boot" || die "cannot create $out"
+# The run takes hours: boot a copy, so that rebuilding build/out-asi meanwhile
+# cannot give the three boots different kernels. vm/run.sh finds the
+# vmlinux beside the bzImage's arch/ directory.
+cp "$built/arch/x86/boot/bzImage" "$out/kernel/arch/x86/boot/" &&
+	cp "$built/vmlinux" "$out/kernel/" || die "cannot copy the kernel into $out/kernel"
+kernel=$out/kernel/arch/x86/boot/bzImage
 {
 	echo "# Run $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) host cores, QEMU TCG, 2 vCPUs, 1 GiB guest."
-	echo "# Kernel: $(cat "$BUILD/out-asi/include/config/kernel.release" 2>/dev/null)" \
+	echo "# Kernel: $(cat "$built/include/config/kernel.release" 2>/dev/null)" \
 	     "($(git -C "$SRC" describe --always --tags 2>/dev/null))."
 	echo "# Command: make compare REPEATS=$repeats DURATION=$secs SCENARIOS='${scenarios[*]}'."
 } > "$out/results.txt"
@@ -54,7 +60,7 @@ for mode in off pageflag freelist; do
 	note "boot $mode ($append): ${#scenarios[@]} scenarios x $repeats, at most ${per_boot}s"
 	mkdir -p "$out/$mode"
 	truncate -s 1G "$out/$mode/scratch.img" || die "cannot create a scratch disk in $out/$mode"
-	"$TOP/vm/run.sh" --out "$out/$mode" --timeout "$per_boot" --append "$append kunit.enable=0" \
+	"$TOP/vm/run.sh" --kernel "$kernel" --out "$out/$mode" --timeout "$per_boot" --append "$append kunit.enable=0" \
 		--qemu "-drive file=$out/$mode/scratch.img,if=virtio,format=raw,cache=unsafe" \
 		-- bash -c "$guest" "$TOP/stress/scenario.sh" "$repeats" "$secs" "${scenarios[@]}" \
 		> "$out/$mode/stdout" 2>&1
@@ -68,5 +74,6 @@ for mode in off pageflag freelist; do
 	fi
 	cat "$out/$mode/results" >> "$out/results.txt" 2>/dev/null
 done
+rm -rf "$out/kernel"
 python3 "$TOP/stress/report.py" "$out/results.txt" --out "$out" || failed=1
 exit $failed
