@@ -98,5 +98,5 @@ bench: kernel
 
 clean:
 	rm -rf build/out-asi build/out-noasi build/out-distro build/out-series-min-asi \
-		build/out-series-noasi build/series build/series-tree build/selftests-x86 build/selftests-mm build/vm build/test build/test-distro build/bench build/stress build/compare \
+		build/out-series-noasi build/series build/series-tree build/selftests-x86 build/selftests-mm build/selftests-kvm build/vm build/test build/test-distro build/bench build/stress build/compare \
 		build/vmcore

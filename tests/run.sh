@@ -149,6 +149,23 @@ else
 	result "not ok" "tools/testing/selftests/mm builds (with make deps's libcap-dev; log: $runs/build-mm-selftests.log)"
 fi
 
+# And the KVM selftests that tests/guest/test-kvm-selftests.sh runs, against
+# the UAPI headers of the kernel under test (installed into its build
+# directory: they are newer than the host's).
+KVM_SELFTESTS=$BUILD/selftests-kvm
+kout=${KERNEL%/arch/x86/boot/bzImage}
+mkdir -p "$KVM_SELFTESTS"
+mapfile -t kvm_selftests < <(tests/guest/test-kvm-selftests.sh --binaries)
+if make -s -C "$SRC" O="$kout" headers > "$runs/build-kvm-selftests.log" 2>&1 &&
+	make -C "$SRC/tools/testing/selftests/kvm" OUTPUT="$KVM_SELFTESTS" \
+	KHDR_INCLUDES="-isystem $kout/usr/include" \
+	"${kvm_selftests[@]/#/"$KVM_SELFTESTS"/}" >> "$runs/build-kvm-selftests.log" 2>&1; then
+	result ok "tools/testing/selftests/kvm builds (the ${#kvm_selftests[@]} programs the guest runs)"
+else
+	tail -5 "$runs/build-kvm-selftests.log"
+	result "not ok" "tools/testing/selftests/kvm builds (log: $runs/build-kvm-selftests.log)"
+fi
+
 kunit_results() {	# console log
 	local log=$1 out
 	# The boot-time run only: guest tests run suites of their own through
@@ -185,6 +202,7 @@ boot() {	# mode (on|off|invalid), kernel parameters, [asi_alloc mode]
 		--timeout "${TEST_TIMEOUT:-900}" --append "$param" \
 		-- env ASI_EXPECT="$mode" ASI_ALLOC="$alloc" TEST_SECONDS="${TEST_SECONDS:-300}" \
 		X86_SELFTESTS="$X86_SELFTESTS" MM_SELFTESTS="$MM_SELFTESTS" \
+		KVM_SELFTESTS="$KVM_SELFTESTS" \
 		tests/guest/runner.sh "${GUEST_DIRS[@]/#/"$TOP"/}" > "$out.stdout" 2>&1
 	rc=$?
 	# The runner exits 0 (all passed) or 1 (some failed) after writing one
