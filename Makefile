@@ -33,7 +33,7 @@ help:
 	@echo "make demo          boot asi=on under memory pressure and show what ASI is doing"
 	@echo "make stress        one memory-pressure scenario in an asi=on guest: SCENARIO=<name> [DURATION=60] [APPEND=...]"
 	@stress/scenario.sh list
-	@echo "make compare       OOM behaviour, asi=off vs pageflag vs freelist: [SCENARIOS=...] REPEATS=3 DURATION=30; report + plots"
+	@echo "make compare       OOM behaviour, asi=off vs pageflag vs freelist: [SCENARIOS=...] REPEATS=3 DURATION=30 [MEM=1G]; report + plots"
 	@echo "make vmcore        boot asi=on, a round of memory pressure (DURATION=0: none), then QEMU dumps the guest's memory to build/vmcore/"
 	@echo "make crash         read build/vmcore with crash (debug/crash-asi.cmd) and drgn (per-CPU state, free lists)"
 	@echo "make test          everything: builds, KUnit, guest tests in four boots, a dump in a fifth; 'N passed, N failed'"
@@ -79,7 +79,7 @@ stress: kernel
 	@stress/vm.sh "$(SCENARIO)" "$(DURATION)" $(APPEND)
 
 compare: kernel
-	@stress/compare.sh "$(REPEATS)" "$(DURATION)" $(SCENARIOS)
+	@MEM="$(MEM)" stress/compare.sh "$(REPEATS)" "$(DURATION)" $(SCENARIOS)
 
 vmcore: kernel
 	@vm/vmcore.sh dump --kernel $(KERNEL) --append "$(APPEND)" $(if $(DURATION),--seconds $(DURATION))

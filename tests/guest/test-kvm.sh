@@ -19,7 +19,11 @@ rounds=100
 fail() { echo "FAIL: $*"; exit 1; }
 vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 
-[ -c /dev/kvm ] || { echo "no /dev/kvm (the CPU model lacks SVM and VMX?)"; exit 77; }
+if [ ! -c /dev/kvm ]; then
+	grep -qwE 'svm|vmx' /proc/cpuinfo && fail "the CPU has SVM or VMX but there is no /dev/kvm"
+	echo "no /dev/kvm: the CPU model has neither SVM nor VMX"
+	exit 77
+fi
 command -v gcc >/dev/null || { echo "no gcc to build $src"; exit 77; }
 bin=$(mktemp /tmp/kvm-hello.XXXXXX) || fail "mktemp"
 trap 'rm -f "$bin"' EXIT
