@@ -6,7 +6,7 @@
 # turns PTI off, in one line, and the ASI line says whether spaces get
 # PCIDs of their own.
 set -u
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/lib.sh"
 
 line=$(dmesg | grep -E 'ASI: (enabled|disabled)')
 [ "$(echo "$line" | grep -c .)" = 1 ] || fail "expected exactly one ASI boot line, got: '$line'"

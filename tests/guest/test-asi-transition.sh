@@ -12,10 +12,9 @@
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 vmlinux=${VMLINUX:?not in a vm/run.sh guest}
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/lib.sh"
 transitions_cmd=(/usr/bin/python3 /usr/bin/drgn -q -k -s "$vmlinux" "$top/debug/asi_transitions.py")
 transitions() { "${transitions_cmd[@]}"; }
-vmstat() { awk -v c="$1" '$1 == c { print $2 }' /proc/vmstat; }
 
 if [ "$ASI_EXPECT" != on ]; then
 	out=$(transitions 2>&1); rc=$?

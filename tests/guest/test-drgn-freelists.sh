@@ -14,7 +14,7 @@ drgn_script() {	# script, arguments...
 	shift
 	/usr/bin/python3 /usr/bin/drgn -q -k -s "$vmlinux" "$top/debug/$script" "$@"
 }
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/lib.sh"
 
 if [ "$ASI_EXPECT" != on ]; then
 	for script in asi_freelists.py asi_check.py; do

@@ -6,7 +6,7 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 vmlinux=${VMLINUX:?not in a vm/run.sh guest}
 drgn_script() { /usr/bin/python3 /usr/bin/drgn -q -k -s "$vmlinux" "$top/debug/asi_pgtable.py" "$@"; }
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/lib.sh"
 
 if [ "$ASI_EXPECT" != on ]; then
 	out=$(drgn_script ranges 2>&1); rc=$?

@@ -4,8 +4,7 @@
 # loaded the process's restricted space. That space must map them: a fault
 # there would leave user mode unrestricted, counted as asi_exit_user_edge.
 set -u
-fail() { echo "FAIL: $*"; exit 1; }
-vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
+. "$(dirname "$0")/lib.sh"
 src=$(cd "$(dirname "$0")" && pwd)/espfix-ss16.c
 
 command -v gcc >/dev/null || { echo "no gcc to build $src"; exit 77; }

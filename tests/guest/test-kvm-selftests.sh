@@ -44,16 +44,10 @@ if [ "${1:-}" = --binaries ]; then
 fi
 [ "${ASI_EXPECT:-}" = invalid ] && { echo "the asi=off boot runs them"; exit 77; }
 
-fail() { echo "FAIL: $*"; exit 1; }
-# 0 where ASI is compiled out.
-vmstat() { awk -v k="$1" '$1 == k { v = $2 } END { print v + 0 }' /proc/vmstat; }
+. "$(dirname "$0")/lib.sh"
 
 : "${ASI_EXPECT:?set by tests/run.sh: on, off or invalid}"
-if [ ! -c /dev/kvm ]; then
-	grep -qwE 'svm|vmx' /proc/cpuinfo && fail "the CPU has SVM or VMX but there is no /dev/kvm"
-	echo "no /dev/kvm: the CPU model has neither SVM nor VMX"
-	exit 77
-fi
+need_kvm
 dir=${KVM_SELFTESTS:-}
 [ -n "$dir" ] || { echo "KVM_SELFTESTS not set (tests/run.sh builds the selftests and sets it)"; exit 77; }
 [ -d "$dir" ] || fail "KVM_SELFTESTS=$dir is not a directory here"
@@ -62,6 +56,8 @@ if [ "$ASI_EXPECT" = on ] && [ "$(grep -c '^asi_vmexit_' /proc/vmstat)" != 2 ]; 
 	fail "no asi_vmexit_* counters in /proc/vmstat"
 fi
 in0=$(vmstat asi_vmexit_vm_space) out0=$(vmstat asi_vmexit_elsewhere)
+# 0 where ASI is compiled out.
+in0=${in0:-0} out0=${out0:-0}
 cd /tmp || exit 1
 n=0 failed=0
 for t in "${tests[@]}"; do
@@ -85,8 +81,8 @@ done
 echo "$n KVM selftests: $((n - failed)) passed, $failed failed"
 [ "$failed" = 0 ] || fail "KVM selftests failed"
 
-in=$(( $(vmstat asi_vmexit_vm_space) - in0 ))
-out=$(( $(vmstat asi_vmexit_elsewhere) - out0 ))
+in=$(( $(vmstat asi_vmexit_vm_space) + 0 - in0 ))
+out=$(( $(vmstat asi_vmexit_elsewhere) + 0 - out0 ))
 echo "VM exits: $in back in the VM's space, $out elsewhere"
 if [ "$ASI_EXPECT" != on ]; then
 	[ "$in" = 0 ] && [ "$out" = 0 ] || fail "VM exits counted with ASI off"

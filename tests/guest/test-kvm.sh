@@ -16,14 +16,9 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 src=$top/tests/guest/kvm-hello.c
 rounds=100
-fail() { echo "FAIL: $*"; exit 1; }
-vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
+. "$(dirname "$0")/lib.sh"
 
-if [ ! -c /dev/kvm ]; then
-	grep -qwE 'svm|vmx' /proc/cpuinfo && fail "the CPU has SVM or VMX but there is no /dev/kvm"
-	echo "no /dev/kvm: the CPU model has neither SVM nor VMX"
-	exit 77
-fi
+need_kvm
 command -v gcc >/dev/null || { echo "no gcc to build $src"; exit 77; }
 bin=$(mktemp /tmp/kvm-hello.XXXXXX) || fail "mktemp"
 trap 'rm -f "$bin"' EXIT

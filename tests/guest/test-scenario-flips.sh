@@ -9,7 +9,7 @@
 # asi_alloc=pageflag freed pages through its queue. debug/asi_check.py then
 # finds the whole restricted address space clean.
 set -u
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/lib.sh"
 [ "$ASI_EXPECT" = invalid ] && exit 77
 top=$(cd "$(dirname "$0")/../.." && pwd)
 tolerance=${FREE_TOLERANCE:-20}

@@ -8,7 +8,7 @@
 # return to user mode, never left through a fault at the user-mode boundary)
 # and debug/asi_check.py finds the whole restricted address space clean.
 set -u
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/lib.sh"
 [ "$ASI_EXPECT" = invalid ] && exit 77
 
 top=$(cd "$(dirname "$0")/../.." && pwd)

@@ -8,8 +8,7 @@
 # system call); without the taint on that exit they did by about none.
 # Runs in the boot that has vsyscall=emulate (tests/run.sh), skips elsewhere.
 set -u
-fail() { echo "FAIL: $*"; exit 1; }
-vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
+. "$(dirname "$0")/lib.sh"
 src=$(cd "$(dirname "$0")" && pwd)/vsyscall-read.c
 n=1000
 
