@@ -124,47 +124,39 @@ else
 	fi
 fi
 
-# The kernel's own x86 entry tests, built here once and run in every boot
-# (tests/guest/test-x86-selftests.sh), 32-bit ones included.
-X86_SELFTESTS=$BUILD/selftests-x86
-mkdir -p "$X86_SELFTESTS"
-if make -C "$SRC/tools/testing/selftests/x86" OUTPUT="$X86_SELFTESTS" \
-	> "$runs/build-x86-selftests.log" 2>&1 &&
-	compgen -G "$X86_SELFTESTS/*_32" > /dev/null; then
-	result ok "tools/testing/selftests/x86 builds (32- and 64-bit)"
-else
-	tail -5 "$runs/build-x86-selftests.log"
-	result "not ok" "tools/testing/selftests/x86 builds (32- and 64-bit, with make deps's gcc-multilib; log: $runs/build-x86-selftests.log)"
-fi
-
-# And the kernel's mm selftests that tests/guest/test-mm-selftests.sh runs.
-MM_SELFTESTS=$BUILD/selftests-mm
-mkdir -p "$MM_SELFTESTS"
-mapfile -t mm_selftests < <(tests/guest/test-mm-selftests.sh --binaries)
-if make -C "$SRC/tools/testing/selftests/mm" OUTPUT="$MM_SELFTESTS" \
-	"${mm_selftests[@]/#/"$MM_SELFTESTS"/}" > "$runs/build-mm-selftests.log" 2>&1; then
-	result ok "tools/testing/selftests/mm builds (the ${#mm_selftests[@]} programs the guest runs)"
-else
-	tail -5 "$runs/build-mm-selftests.log"
-	result "not ok" "tools/testing/selftests/mm builds (with make deps's libcap-dev; log: $runs/build-mm-selftests.log)"
-fi
-
-# And the KVM selftests that tests/guest/test-kvm-selftests.sh runs, against
-# the UAPI headers of the kernel under test (installed into its build
-# directory: they are newer than the host's).
-KVM_SELFTESTS=$BUILD/selftests-kvm
+# The kernel's own selftests that the guest runs, built here once into
+# $BUILD/selftests-DIR against the UAPI headers of the kernel under test
+# (installed into its build directory: they are newer than the host's).
+# build_selftests DIR WHAT HINT TARGET...: HINT says what a failure may lack.
 kout=${KERNEL%/arch/x86/boot/bzImage}
-mkdir -p "$KVM_SELFTESTS"
+hdr_log=$runs/build-headers.log hdr_ok=1
+make -s -C "$SRC" O="$kout" headers > "$hdr_log" 2>&1 || { tail -5 "$hdr_log"; hdr_ok=; }
+build_selftests() {
+	local dir=$1 what=$2 hint=$3 out=$BUILD/selftests-$1
+	local log=$runs/build-$1-selftests.log
+	shift 3
+	mkdir -p "$out"
+	if [ -n "$hdr_ok" ] &&
+		make -C "$SRC/tools/testing/selftests/$dir" OUTPUT="$out" \
+		KHDR_INCLUDES="-isystem $kout/usr/include" "$@" > "$log" 2>&1; then
+		result ok "tools/testing/selftests/$dir builds ($what)"
+	else
+		[ -z "$hdr_ok" ] && { hint=; log="$hdr_log: the UAPI headers did not install"; }
+		tail -5 "$log" 2> /dev/null
+		result "not ok" "tools/testing/selftests/$dir builds ($what$hint; log: $log)"
+	fi
+}
+X86_SELFTESTS=$BUILD/selftests-x86 MM_SELFTESTS=$BUILD/selftests-mm
+KVM_SELFTESTS=$BUILD/selftests-kvm
+# x86 entry tests (tests/guest/test-x86-selftests.sh): named targets, as
+# "all" leaves the 32-bit ones out quietly where gcc cannot build them.
+build_selftests x86 "32- and 64-bit" ", with make deps's gcc-multilib" all_32 all_64
+mapfile -t mm_selftests < <(tests/guest/test-mm-selftests.sh --binaries)
+build_selftests mm "the ${#mm_selftests[@]} programs the guest runs" \
+	", with make deps's libcap-dev" "${mm_selftests[@]/#/"$MM_SELFTESTS"/}"
 mapfile -t kvm_selftests < <(tests/guest/test-kvm-selftests.sh --binaries)
-if make -s -C "$SRC" O="$kout" headers > "$runs/build-kvm-selftests.log" 2>&1 &&
-	make -C "$SRC/tools/testing/selftests/kvm" OUTPUT="$KVM_SELFTESTS" \
-	KHDR_INCLUDES="-isystem $kout/usr/include" \
-	"${kvm_selftests[@]/#/"$KVM_SELFTESTS"/}" >> "$runs/build-kvm-selftests.log" 2>&1; then
-	result ok "tools/testing/selftests/kvm builds (the ${#kvm_selftests[@]} programs the guest runs)"
-else
-	tail -5 "$runs/build-kvm-selftests.log"
-	result "not ok" "tools/testing/selftests/kvm builds (log: $runs/build-kvm-selftests.log)"
-fi
+build_selftests kvm "the ${#kvm_selftests[@]} programs the guest runs" "" \
+	"${kvm_selftests[@]/#/"$KVM_SELFTESTS"/}"
 
 kunit_results() {	# console log
 	local log=$1 out
