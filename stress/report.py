@@ -20,6 +20,7 @@ from collections import defaultdict
 from typing import Dict, List, Optional
 
 MODES = ("off", "pageflag", "freelist")
+TITLES = {"off": "asi=off", "pageflag": "pageflag", "freelist": "freelist"}
 Run = Dict[str, float]
 
 
@@ -215,15 +216,17 @@ def plot(runs, out: str) -> List[str]:
             for s, v in rows:
                 f.write(s + " " + " ".join("NaN" if x is None else f"{x}" for x in v) + "\n")
         png = f"{key}.png"
+        # Only the modes that have the metric: a column of NaN alone (the
+        # flushes per GiB are one mode's each) leaves gnuplot nothing to plot.
+        cols = [(i + 2, TITLES[mode]) for i, mode in enumerate(MODES)
+                if any(v[i] is not None for _, v in rows)]
+        plots = ", ".join(f"'{dat}' using {c}" + (":xtic(1)" if n == 0 else "") + f" title '{t}'"
+                          for n, (c, t) in enumerate(cols))
         script = (f"set terminal png size 800,400; set output '{os.path.join(out, png)}';"
                   f"set title '{label} (median)'; set style data histograms;"
                   "set style histogram clustered; set style fill solid 0.8; set key top left;"
-                  "set yrange [0:*]; set xtics nomirror;"
-                  f"plot '{dat}' using 2:xtic(1) title 'asi=off', '' using 3 title 'pageflag',"
-                  " '' using 4 title 'freelist'")
+                  f"set yrange [0:*]; set xtics nomirror; plot {plots}")
         if subprocess.run(["gnuplot", "-e", script]).returncode != 0:
-            # A metric only one mode has (one scenario, all NaN elsewhere)
-            # leaves gnuplot nothing to plot, and an empty file.
             print(f"report.py: gnuplot failed on {key}: no plot for it", file=sys.stderr)
             if os.path.exists(os.path.join(out, png)):
                 os.remove(os.path.join(out, png))
