@@ -136,12 +136,14 @@ build_selftests() {
 	local log=$runs/build-$1-selftests.log
 	shift 3
 	mkdir -p "$out"
-	if [ -n "$hdr_ok" ] &&
+	# No target: the guest script's --binaries failed; make would build "all".
+	if [ -n "$hdr_ok" ] && [ $# -gt 0 ] &&
 		make -C "$SRC/tools/testing/selftests/$dir" OUTPUT="$out" \
 		KHDR_INCLUDES="-isystem $kout/usr/include" "$@" > "$log" 2>&1; then
 		result ok "tools/testing/selftests/$dir builds ($what)"
 	else
-		[ -z "$hdr_ok" ] && { hint=; log="$hdr_log: the UAPI headers did not install"; }
+		[ $# -gt 0 ] || { hint=; log="none: tests/guest/test-$dir-selftests.sh --binaries named no program"; }
+		[ -z "$hdr_ok" ] && { hint=; log="$hdr_log: the kernel's UAPI headers did not install (make O=$kout headers; its tail is above)"; }
 		tail -5 "$log" 2> /dev/null
 		result "not ok" "tools/testing/selftests/$dir builds ($what$hint; log: $log)"
 	fi

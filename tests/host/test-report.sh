@@ -30,6 +30,19 @@ grep -q 'was 0.956 × asi=off.s with the free lists and 1.000 × with the page f
 grep -q '^| free memory lost (permille) | 0.33 | 0.39 | 8.58 |' "$r" || fail "wrong free-memory row"
 grep -q '^| ASI TLB flushes | 0 | 832105 | 12 | - | - |' "$r" || fail "wrong TLB flush row (or a ratio to a zero)"
 
+# The plots, where gnuplot is (make deps installs it): one per charted
+# metric, the flush ones too, which only one mode has each.
+if command -v gnuplot > /dev/null; then
+	python3 "$top/stress/report.py" "$top/tests/data/compare-sample.txt" --out "$out/plots" > /dev/null ||
+		fail "report.py failed on the sample with plots"
+	for p in obtained_mib oom_kill stalls psi_some_ms flushes_per_gib_sensitive flushes_per_gib_freed; do
+		[ -s "$out/plots/$p.png" ] || fail "no plot $p.png"
+		grep -q "($p.png)" "$out/plots/report.md" || fail "report.md does not show $p.png"
+	done
+else
+	echo "gnuplot missing: plots not checked (make deps installs it)"
+fi
+
 # Lent pages count as made sensitive: 8 flushes for 2 MiB flipped and 512
 # pages (2 MiB) lent = 2048 per GiB; the page flag's 256 flushes for 256
 # pages freed = 262144 per GiB.
