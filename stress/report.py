@@ -20,7 +20,6 @@ from collections import defaultdict
 from typing import Dict, List, Optional
 
 MODES = ("off", "pageflag", "freelist")
-TITLES = {"off": "asi=off", "pageflag": "pageflag", "freelist": "freelist"}
 Run = Dict[str, float]
 
 
@@ -218,7 +217,7 @@ def plot(runs, out: str) -> List[str]:
         png = f"{key}.png"
         # Only the modes that have the metric: a column of NaN alone (the
         # flushes per GiB are one mode's each) leaves gnuplot nothing to plot.
-        cols = [(i + 2, TITLES[mode]) for i, mode in enumerate(MODES)
+        cols = [(i + 2, "asi=off" if mode == "off" else mode) for i, mode in enumerate(MODES)
                 if any(v[i] is not None for _, v in rows)]
         plots = ", ".join(f"'{dat}' using {c}" + (":xtic(1)" if n == 0 else "") + f" title '{t}'"
                           for n, (c, t) in enumerate(cols))
