@@ -80,7 +80,11 @@ Neighbours with the same problem share a line (kind, space, class, virtual
 range, count), described by their first page; at most --max-lines (50) lines
 are printed. The running kernel runs on while it is read, so there a scan
 that finds anything is repeated a second later and only what both scans saw
-counts; the rest is reported as transient. A dump is scanned once. Then
+counts; the rest is reported as transient. A lent page found mapped
+(freelist) must also be so when read live, twice, with no memory leaving
+the restricted spaces meanwhile: a process that keeps freeing and faulting
+memory, such as this one, has the same pages freed and lent again between
+a scan's page-table walk and its memmap snapshot. A dump is scanned once. Then
 come the violations by kind, the spaces walked, the pages mapped per class,
 the pages the direct map's reserved exemption let pass, first-chunk percpu
 pages mapped elsewhere (the IRQ stacks), the restricted direct map's size
@@ -103,7 +107,9 @@ import time
 from typing import Callable
 
 from drgn import FaultError, Object
+from drgn.helpers.linux.cpumask import for_each_possible_cpu
 from drgn.helpers.linux.list import list_for_each_entry
+from drgn.helpers.linux.percpu import per_cpu
 
 from asi_drgn_common import (ENC, FREE_NS, FREE_PCP, LEVEL_NAMES, NX, PAGE_SHIFT, PAGE_SIZE,
                              PAT_4K, PCD, PRESENT, PTRS, PWT, RW, USER, Layout, MemMap, asi_pgd,
@@ -644,6 +650,57 @@ class Scan:
         if dropped:
             self.stats["free or sensitive pages unmapped or marked since the walk"] = dropped
 
+    def recheck_lent_mapped(self):
+        """Lent pages that the global walk found mapped through the direct
+        map (asi_alloc=freelist, live): counted only if, read live twice
+        0.2 s apart, each is lent and mapped to itself both times while no
+        memory left the restricted space (TLB flush and lend counters
+        unchanged). The walk reads an entry long before the memmap snapshot:
+        a page free, hence mapped, then and lent by the snapshot looks lent
+        and mapped, and a process that frees and faults memory all the time
+        (this one) can have the same pages lent again by the second scan. A
+        lend marks the page before it unmaps it: only a read inside that
+        window, twice, with the flush not yet counted, could pass as a
+        violation. While memory keeps leaving, the findings stand."""
+        prog, mm, layout = self.mm.prog, self.mm, self.layout
+        gpgd = asi_pgd(prog)
+        keys = [k for k in self.found if KINDS[k[0]] == SENS and k[1] == GLOBAL
+                and self.found[k][1] == "direct map" and self.found[k][2] in self.lent]
+        if not keys:
+            return
+        items = [prog["ASI_TLB_FLUSH"], prog["ASI_TLB_FLUSH_COALESCED"], prog["ASI_LEND"]]
+
+        def leaving():
+            return sum(per_cpu(prog["vm_event_states"], cpu).event[item].value_()
+                       for cpu in for_each_possible_cpu(prog) for item in items)
+
+        def lent_and_mapped(key):
+            pfn, va = self.found[key][2], key[2]
+            try:
+                page = mm.vmemmap + pfn * mm.page_size
+                if not prog.read_u64(page + mm.off["flags"]) & mm.pg_asi:
+                    return False
+                entry = lookup(layout, gpgd, va)
+                return entry is not None and \
+                    leaf_phys(layout, entry[0], entry[1], va) >> PAGE_SHIFT == pfn
+            except FaultError:
+                return True
+
+        for _ in range(10):
+            before = leaving()
+            still = [k for k in keys if lent_and_mapped(k)]
+            time.sleep(0.2)
+            still = [k for k in still if lent_and_mapped(k)]
+            if leaving() == before:
+                break
+        else:
+            return
+        for key in set(keys) - set(still):
+            del self.found[key]
+        if len(still) < len(keys):
+            self.stats["lent pages mapped, lent again or unmapped since the walk"] = \
+                len(keys) - len(still)
+
     def check_user_half(self, space, rents, uents):
         """A userspace-class space shares its mm's user half: each top-level
         user entry must be the mm's (asi_set_user_pgtbl() mirrors them)."""
@@ -678,6 +735,8 @@ class Scan:
         if self.mode == "freelist":
             self.confirm_free_lists(verdicts)
             self.check_freelist_blocks()
+            if is_live(prog):
+                self.recheck_lent_mapped()
         else:
             self.check_pageflag_pages()
         return self

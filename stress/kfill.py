@@ -9,9 +9,15 @@ without touching much user memory:
   - socket buffers: data queued, unread, on AF_UNIX socket pairs;
   - inodes and dentries: empty files created in a tmpfs directory.
 
-Prints "filled <MiB>" once done, holds everything until stdin reaches end of
-file or a signal arrives, then frees it all at once (exit). Usage:
-  kfill.py MIB [--dir DIR]
+With --strand, every other page table is freed once all are made: the
+nonsensitive pageblocks they filled stay half used, their free pages
+stranded (with asi_alloc=freelist only whole free blocks flip to sensitive,
+so sensitive requests reach those pages only by borrowing them).
+
+Prints "filled <MiB>" once done (the MiB still held), holds everything until
+stdin reaches end of file or a signal arrives, then frees it all at once
+(exit). Usage:
+  kfill.py MIB [--dir DIR] [--strand]
 """
 import argparse
 import mmap
@@ -26,15 +32,21 @@ import tempfile
 MIB = 1 << 20
 
 
-def page_tables(mib: int) -> mmap.mmap:
-    """About mib MiB of page tables: one 4 KiB table maps 2 MiB."""
-    span = (mib * MIB // 4096) * (2 * MIB)
-    m = mmap.mmap(-1, span, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS |
-                  getattr(mmap, "MAP_NORESERVE", 0x4000))
-    m.madvise(mmap.MADV_NOHUGEPAGE)
+def page_tables(mib: int, ways: int = 1) -> list:
+    """About mib MiB of page tables: one 4 KiB table maps 2 MiB.
+
+    Split between ways mappings, faulted in turn, so that consecutive
+    tables, which are mostly neighbours in memory, belong to different ones.
+    """
+    span = (mib * MIB // 4096 // ways) * (2 * MIB)
+    maps = [mmap.mmap(-1, span, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS |
+                      getattr(mmap, "MAP_NORESERVE", 0x4000)) for _ in range(ways)]
+    for m in maps:
+        m.madvise(mmap.MADV_NOHUGEPAGE)
     for off in range(0, span, 2 * MIB):
-        m[off]	# a read maps the shared zero page: a table, no user page
-    return m
+        for m in maps:
+            m[off]	# a read maps the shared zero page: a table, no user page
+    return maps
 
 
 def socket_buffers(mib: int) -> tuple:
@@ -72,6 +84,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("mib", type=int, help="MiB of kernel memory to allocate")
     ap.add_argument("--dir", default="/tmp", help="tmpfs directory for the files")
+    ap.add_argument("--strand", action="store_true",
+                    help="free every other page table once all are made")
     args = ap.parse_args()
     if args.mib <= 0:
         ap.error("MIB must be positive")
@@ -88,9 +102,14 @@ def main() -> int:
     files = max(args.mib // 6, 1)
     pairs, queued = socket_buffers(max(args.mib // 3, 1))
     # Page tables make up the rest, and what the descriptors fell short of.
-    tables = page_tables(max(args.mib - files - queued, 1))
+    table_mib = max(args.mib - files - queued, 1)
+    tables = page_tables(table_mib, 2 if args.strand else 1)
     d = inodes(files, args.dir)
-    print(f"filled {args.mib}", flush=True)
+    held = args.mib
+    if args.strand:
+        tables.pop().close()	# unmapped: its tables are freed
+        held -= table_mib // 2
+    print(f"filled {held}", flush=True)
     try:
         sys.stdin.read()
     finally:

@@ -6,9 +6,10 @@ mem_total_mib=$(awk '$1 == "MemTotal:" { print int($2 / 1024) }' /proc/meminfo)
 # PERCENT of the guest's memory, in MiB.
 pct_mib() { echo $(( mem_total_mib * $1 / 100 )); }
 
-# Start filling MIB of kernel memory; returns once it is held.
+# Start filling MIB of kernel memory (kfill_start MIB [kfill.py options]);
+# returns once it is held.
 kfill_start() {
-	coproc KFILL { exec python3 "$here/kfill.py" "$1"; }
+	coproc KFILL { exec python3 "$here/kfill.py" "$@"; }
 	local line
 	read -r line <&"${KFILL[0]}" || { echo "kfill.py failed" >&2; return 1; }
 	echo "kfill.py: ${line#filled } MiB of kernel memory held"

@@ -1,0 +1,66 @@
+#!/bin/bash
+# asi_alloc=freelist lends single pages of partly used nonsensitive blocks to
+# sensitive requests once no block may flip. While a process holds lent
+# pages, debug/asi_check.py walks every restricted pgd: it must see the lent
+# pages (PG_asi_lent) and find none of them mapped anywhere, nor any other
+# violation. The pages are lent for real: kernel memory fills the guest,
+# half of its page tables are freed (kfill.py --strand), then user memory is
+# taken (grab.py) until the kernel has lent LEND_PAGES pages, and the
+# taker is stopped, holding them. User memory held from before the taker
+# started is then let go, so that the checker's own memory comes from free
+# sensitive pages, not from more lending while it reads.
+set -u
+. "$(dirname "$0")/lib.sh"
+[ "$ASI_EXPECT" = on ] && [ "$(cat /sys/kernel/mm/asi/alloc_mode)" = freelist ] || exit 77
+top=$(cd "$(dirname "$0")/../.." && pwd)
+want=${LEND_PAGES:-512}
+cd "$top/stress/scenarios" && . ./lib.sh
+
+grab_pid= cushion_pid=
+cleanup() {
+	local pid
+	for pid in $grab_pid $cushion_pid; do
+		kill -CONT "$pid" 2>/dev/null
+		kill -KILL "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done
+	rm -f /tmp/cushion
+	kfill_cleanup
+}
+trap cleanup EXIT
+
+kfill_start "$(pct_mib 60)" --strand || fail "kfill.py could not fill kernel memory"
+grep -E '^(nr_free_nonsensitive|nr_free_nonsensitive_stranded) ' /proc/vmstat
+
+cushion=$(pct_mib 10)
+python3 "$top/stress/grab.py" --hold 1 "$cushion" > /tmp/cushion &
+cushion_pid=$!
+until [ "$(tail -n1 /tmp/cushion)" = "$cushion" ]; do
+	kill -0 "$cushion_pid" 2>/dev/null || fail "grab.py could not take $cushion MiB"
+	sleep 0.2
+done
+lent0=$(vmstat nr_asi_lent)
+python3 "$top/stress/grab.py" 1 > /dev/null &
+grab_pid=$!
+lent=0
+while kill -0 "$grab_pid" 2>/dev/null; do
+	lent=$(( $(vmstat nr_asi_lent) - lent0 ))
+	[ "$lent" -ge "$want" ] && break
+	sleep 0.1
+done
+kill -STOP "$grab_pid" 2>/dev/null ||
+	fail "grab.py ended (OOM-killed?) with $lent of $want pages lent to it"
+echo "grab.py stopped, about $lent lent pages more than before it ran"
+kill -KILL "$cushion_pid" && wait "$cushion_pid" 2>/dev/null
+cushion_pid=
+
+vmlinux=${VMLINUX:?not in a vm/run.sh guest}
+out=$(/usr/bin/python3 /usr/bin/drgn -q -k -s "$vmlinux" "$top/debug/asi_check.py")
+rc=$?
+echo "$out"
+seen=$(grep -oE '[0-9]+ pages lent from nonsensitive blocks' <<< "$out" | cut -d' ' -f1)
+[ "$rc" = 0 ] || fail "debug/asi_check.py found violations while lent pages were held (exit $rc)"
+[ "${seen:-0}" -ge $(( want / 2 )) ] ||
+	fail "debug/asi_check.py saw ${seen:-no count} lent pages, not the $want or so held; $(vmstat nr_asi_lent) are lent now"
+kill -0 "$grab_pid" 2>/dev/null || fail "grab.py was killed while the checker ran"
+echo PASS
