@@ -11,7 +11,8 @@
 #                                    load phases, filling kernel memory adds
 #
 # The last line is machine-readable: RESULT key=value ..., including what
-# the scenario itself printed as "RESULT+ key=value" lines.
+# the scenario itself printed as "RESULT+ key=value" lines. TRACE_KIB
+# (default 1024) sizes the trace buffer a CPU, in every mode alike.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 usage() { echo "usage: $0 list | NAME [SECONDS]" >&2; exit 2; }
@@ -26,6 +27,8 @@ list() {
 }
 
 [ $# -ge 1 ] || usage
+[[ ${TRACE_KIB:-1024} =~ ^[1-9][0-9]*$ ]] ||
+	{ echo "$0: TRACE_KIB must be a positive number of KiB, not '$TRACE_KIB'" >&2; exit 2; }
 if [ "$1" = list ]; then
 	list
 	exit 0
@@ -100,15 +103,20 @@ for c in "${counters[@]}"; do before[$c]=$(vm "$c"); done
 free0=$(free_kib) stall0=$(stalls) some0=$(psi_us some) full0=$(psi_us full)
 
 ipis0=$(ipis) fail0=$(alloc_failures)
+# The trace buffer is kernel memory that no counter shows: it is sized the
+# same in every mode, traced or not, or the mode that traces would reach
+# the OOM killer that much sooner (4 MiB a CPU cost freelist 2% of
+# oom-grab at 512 MiB). TRACE_KIB a CPU holds some 15,000 flips.
 tr=/sys/kernel/tracing
-traced=
-if [ "$mode" = freelist ] && { mountpoint -q $tr || mount -t tracefs nodev $tr 2>/dev/null; } &&
-   [ -d $tr/events/asi/asi_flip ]; then
+traced= bufsize=
+if { mountpoint -q $tr || mount -t tracefs nodev $tr 2>/dev/null; } &&
+   [ -w $tr/buffer_size_kb ]; then
 	# "7 (expanded: 1408)" until tracing first grows the buffers.
 	bufsize=$(sed 's/.*expanded: \([0-9]*\).*/\1/' $tr/buffer_size_kb)
-	echo 4096 > $tr/buffer_size_kb
+	echo "${TRACE_KIB:-1024}" > $tr/buffer_size_kb
 	: > $tr/trace
-	echo 1 > $tr/events/asi/asi_flip/enable && traced=1
+	[ "$mode" = freelist ] && [ -d $tr/events/asi/asi_flip ] &&
+		echo 1 > $tr/events/asi/asi_flip/enable && traced=1
 fi
 # The peaks of stranded memory and of the page-flag queue, sampled (the
 # kernel's queue high-water mark is since boot).
@@ -124,7 +132,8 @@ peak=$(mktemp)
 sampler=$!
 cleanup() {
 	kill $sampler 2>/dev/null
-	[ -n "$traced" ] && echo 0 > $tr/events/asi/asi_flip/enable && echo "$bufsize" > $tr/buffer_size_kb
+	[ -n "$traced" ] && echo 0 > $tr/events/asi/asi_flip/enable
+	[ -n "$bufsize" ] && echo "$bufsize" > $tr/buffer_size_kb
 	rm -f "$peak" "$peak.new" "${own:-}"
 }
 trap cleanup EXIT
@@ -144,9 +153,15 @@ latency="- - -"
 if [ -n "$traced" ]; then
 	echo 0 > $tr/events/asi/asi_flip/enable
 	latency=$(flip_latency $tr/trace)
+	lost=$(awk '$1 == "overrun:" { s += $2 } END { print s + 0 }' $tr/per_cpu/cpu*/stats)
+	[ "$lost" = 0 ] ||
+		echo "warning: $lost flip events overwrote older ones (TRACE_KIB=${TRACE_KIB:-1024}): latencies from the rest"
+	traced=
+fi
+if [ -n "$bufsize" ]; then
 	: > $tr/trace
 	echo "$bufsize" > $tr/buffer_size_kb
-	traced=
+	bufsize=
 fi
 read -r p50 p99 irqsoff <<< "$latency"
 settle
