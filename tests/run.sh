@@ -135,7 +135,13 @@ build_selftests() {
 	local dir=$1 what=$2 hint=$3 out=$BUILD/selftests-$1
 	local log=$runs/build-$1-selftests.log
 	shift 3
-	mkdir -p "$out"
+	# The selftests' makefiles do not track the UAPI headers: what was
+	# built against older ones (or ones not known) is built again.
+	local stamp=$out/.headers
+	if [ ! -e "$stamp" ] || [ -n "$(find "$kout/usr/include" -newer "$stamp" -print -quit)" ]; then
+		rm -rf "$out"
+	fi
+	mkdir -p "$out" && touch "$stamp"
 	# No target: the guest script's --binaries failed; make would build "all".
 	if [ -n "$hdr_ok" ] && [ $# -gt 0 ] &&
 		make -C "$SRC/tools/testing/selftests/$dir" OUTPUT="$out" \
