@@ -81,10 +81,12 @@ range, count), described by their first page; at most --max-lines (50) lines
 are printed. The running kernel runs on while it is read, so there a scan
 that finds anything is repeated a second later and only what both scans saw
 counts; the rest is reported as transient. A lent page found mapped
-(freelist) must also be so when read live, twice, with no memory leaving
-the restricted spaces meanwhile: a process that keeps freeing and faulting
+(freelist) must also be so when read live, twice 0.2 s apart, with no
+flip or lend completed meanwhile: a process that keeps freeing and faulting
 memory, such as this one, has the same pages freed and lent again between
-a scan's page-table walk and its memmap snapshot. A dump is scanned once. Then
+a scan's page-table walk and its memmap snapshot. So a live check sees
+violations that last, not one that is gone by the recheck (a dump sees
+the moment it was taken). A dump is scanned once. Then
 come the violations by kind, the spaces walked, the pages mapped per class,
 the pages the direct map's reserved exemption let pass, first-chunk percpu
 pages mapped elsewhere (the IRQ stacks), the restricted direct map's size
@@ -661,7 +663,10 @@ class Scan:
         (this one) can have the same pages lent again by the second scan. A
         lend marks the page before it unmaps it: only a read inside that
         window, twice, with the flush not yet counted, could pass as a
-        violation. While memory keeps leaving, the findings stand."""
+        violation. While memory keeps leaving, the findings stand. A page
+        lent and mapped only for a while, through the walk and the snapshot
+        but not through the recheck, is not reported: what this checks is
+        a state that lasts, as a lent page held by a process does."""
         prog, mm, layout = self.mm.prog, self.mm, self.layout
         gpgd = asi_pgd(prog)
         keys = [k for k in self.found if KINDS[k[0]] == SENS and k[1] == GLOBAL
@@ -694,6 +699,7 @@ class Scan:
             if leaving() == before:
                 break
         else:
+            self.stats["lent pages found mapped, not rechecked: memory kept leaving"] = len(keys)
             return
         for key in set(keys) - set(still):
             del self.found[key]

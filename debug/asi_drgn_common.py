@@ -245,8 +245,10 @@ def lookup(layout: Layout, pgd_va: int, va: int) -> Optional[tuple]:
 
 
 def leaf_phys(layout: Layout, level: int, entry: int, va: int) -> int:
+    """Physical address that a leaf translates va to (without the
+    encryption bit, which SME and SEV set in every kernel mapping)."""
     size = 1 << layout.level_shift(level)
-    return (entry & PFN_MASK & ~(size - 1)) + (va & (size - 1))
+    return (entry & PFN_MASK & ~(size - 1) & ~layout.sme_mask) + (va & (size - 1))
 
 
 def leaf_phys_base(layout: Layout, level: int, entry: int) -> int:

@@ -97,27 +97,29 @@ counters=(oom_kill asi_flip_nonsensitive asi_flip_nonsensitive_blocks asi_flip_s
 	  asi_flip_sensitive_blocks asi_flip_sensitive_fail asi_tlb_flush asi_tlb_flush_pages
 	  asi_tlb_flush_coalesced
 	  asi_pages_zeroed asi_pageflag_async_free asi_exit_page_fault asi_lend asi_lend_pages)
+# The trace buffer is kernel memory that no counter shows: it is sized the
+# same in every mode, traced or not, or the mode that traces would reach
+# the OOM killer that much sooner (4 MiB a CPU cost freelist 2% of
+# oom-grab at 512 MiB). TRACE_KIB a CPU holds some 15,000 flips. Sized
+# before free memory is first measured, and given back after the last.
+tr=/sys/kernel/tracing
+traced= bufsize=
+if { mountpoint -q $tr || mount -t tracefs nodev $tr 2>/dev/null; } &&
+   [ -w $tr/buffer_size_kb ]; then
+	# Restored as "7 (expanded: 1408)" would grow on first use: 1408;
+	# "X" if the CPUs' sizes differ (then left as set here).
+	bufsize=$(sed -n 's/.*expanded: \([0-9]*\).*/\1/p; t; /^[0-9][0-9]*$/p' $tr/buffer_size_kb)
+	echo "${TRACE_KIB:-1024}" > $tr/buffer_size_kb
+	: > $tr/trace
+fi
 declare -A before
 settle
 for c in "${counters[@]}"; do before[$c]=$(vm "$c"); done
 free0=$(free_kib) stall0=$(stalls) some0=$(psi_us some) full0=$(psi_us full)
 
 ipis0=$(ipis) fail0=$(alloc_failures)
-# The trace buffer is kernel memory that no counter shows: it is sized the
-# same in every mode, traced or not, or the mode that traces would reach
-# the OOM killer that much sooner (4 MiB a CPU cost freelist 2% of
-# oom-grab at 512 MiB). TRACE_KIB a CPU holds some 15,000 flips.
-tr=/sys/kernel/tracing
-traced= bufsize=
-if { mountpoint -q $tr || mount -t tracefs nodev $tr 2>/dev/null; } &&
-   [ -w $tr/buffer_size_kb ]; then
-	# "7 (expanded: 1408)" until tracing first grows the buffers.
-	bufsize=$(sed 's/.*expanded: \([0-9]*\).*/\1/' $tr/buffer_size_kb)
-	echo "${TRACE_KIB:-1024}" > $tr/buffer_size_kb
-	: > $tr/trace
-	[ "$mode" = freelist ] && [ -d $tr/events/asi/asi_flip ] &&
-		echo 1 > $tr/events/asi/asi_flip/enable && traced=1
-fi
+[ "$mode" = freelist ] && [ -d $tr/events/asi/asi_flip ] &&
+	echo 1 > $tr/events/asi/asi_flip/enable && traced=1
 # The peaks of stranded memory and of the page-flag queue, sampled (the
 # kernel's queue high-water mark is since boot).
 peak=$(mktemp)
@@ -155,13 +157,8 @@ if [ -n "$traced" ]; then
 	latency=$(flip_latency $tr/trace)
 	lost=$(awk '$1 == "overrun:" { s += $2 } END { print s + 0 }' $tr/per_cpu/cpu*/stats)
 	[ "$lost" = 0 ] ||
-		echo "warning: $lost flip events overwrote older ones (TRACE_KIB=${TRACE_KIB:-1024}): latencies from the rest"
+		echo "warning: the trace buffer overran ($lost events lost): flip latencies from the rest"
 	traced=
-fi
-if [ -n "$bufsize" ]; then
-	: > $tr/trace
-	echo "$bufsize" > $tr/buffer_size_kb
-	bufsize=
 fi
 read -r p50 p99 irqsoff <<< "$latency"
 settle
@@ -169,6 +166,11 @@ settle
 declare -A d
 for c in "${counters[@]}"; do d[$c]=$(( $(vm "$c") - before[$c] )); done
 free1=$(free_kib)
+if [ -n "$bufsize" ]; then
+	: > $tr/trace
+	echo "$bufsize" > $tr/buffer_size_kb
+	bufsize=
+fi
 ns_mib=$(( d[asi_flip_nonsensitive_blocks] * 2 ))
 s_mib=$(( d[asi_flip_sensitive_blocks] * 2 ))
 # Made sensitive: flipped whole, or lent a page at a time (KiB).

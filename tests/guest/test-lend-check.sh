@@ -7,8 +7,10 @@
 # half of its page tables are freed (kfill.py --strand), then user memory is
 # taken (grab.py) until the kernel has lent LEND_PAGES pages, and the
 # taker is stopped, holding them. User memory held from before the taker
-# started is then let go, so that the checker's own memory comes from free
-# sensitive pages, not from more lending while it reads.
+# started is then let go, so that less of the checker's own memory has to
+# be lent while it reads (the checker copes with what is). The count asked
+# of the checker, half of LEND_PAGES, includes the zones' spares and
+# pages lent to the checker itself.
 set -u
 . "$(dirname "$0")/lib.sh"
 [ "$ASI_EXPECT" = on ] && [ "$(cat /sys/kernel/mm/asi/alloc_mode)" = freelist ] || exit 77
@@ -33,6 +35,7 @@ kfill_start "$(pct_mib 60)" --strand || fail "kfill.py could not fill kernel mem
 grep -E '^(nr_free_nonsensitive|nr_free_nonsensitive_stranded) ' /proc/vmstat
 
 cushion=$(pct_mib 10)
+rm -f /tmp/cushion
 python3 "$top/stress/grab.py" --hold 1 "$cushion" > /tmp/cushion &
 cushion_pid=$!
 until [ "$(tail -n1 /tmp/cushion)" = "$cushion" ]; do
@@ -55,6 +58,7 @@ kill -KILL "$cushion_pid" && wait "$cushion_pid" 2>/dev/null
 cushion_pid=
 
 vmlinux=${VMLINUX:?not in a vm/run.sh guest}
+echo "$(vmstat nr_asi_lent) pages lent as the checker starts"
 out=$(/usr/bin/python3 /usr/bin/drgn -q -k -s "$vmlinux" "$top/debug/asi_check.py")
 rc=$?
 echo "$out"
