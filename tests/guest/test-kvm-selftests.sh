@@ -37,6 +37,12 @@ tests=(
 	x86_64/hyperv_svm_test
 )
 
+# A guest-side deadline in TSC ticks, about a second on hardware: under TCG,
+# nested, a loaded host can miss it (it did once, in a pageflag boot, on
+# 2026-12-06). A test here that fails is run once more; a second failure
+# counts, and a pass on the second try is said.
+timing_bound=(x86_64/xapic_ipi_test)
+
 # tests/run.sh builds what this runs.
 if [ "${1:-}" = --binaries ]; then
 	printf '%s\n' "${tests[@]}"
@@ -69,6 +75,12 @@ for t in "${tests[@]}"; do
 	fi
 	out=$(timeout -k 5 120 "$dir/$t" 2>&1 < /dev/null)
 	rc=$?
+	if [ $rc != 0 ] && [[ " ${timing_bound[*]} " == *" $t "* ]]; then
+		grep -A1 '==== Test Assertion Failure' <<< "$out" | sed 's/^/    first try: /'
+		out=$(timeout -k 5 120 "$dir/$t" 2>&1 < /dev/null)
+		rc=$?
+		[ $rc = 0 ] && echo "    $t passed on its second try (timing-bound under TCG)"
+	fi
 	if [ $rc = 0 ]; then
 		echo "ok $t"
 	else
