@@ -109,13 +109,11 @@ import time
 from typing import Callable
 
 from drgn import FaultError, Object
-from drgn.helpers.linux.cpumask import for_each_possible_cpu
 from drgn.helpers.linux.list import list_for_each_entry
-from drgn.helpers.linux.percpu import per_cpu
 
 from asi_drgn_common import (ENC, FREE_NS, FREE_PCP, LEVEL_NAMES, NX, PAGE_SHIFT, PAGE_SIZE,
                              PAT_4K, PCD, PRESENT, PTRS, PWT, RW, USER, Layout, MemMap, asi_pgd,
-                             attr_names, has, human, is_leaf, is_live, leaf_attrs, leaf_phys,
+                             asi_vm_events, attr_names, has, human, is_leaf, is_live, leaf_attrs, leaf_phys,
                              leaf_phys_base, lookup, read_table, require_asi,
                              restricted_spaces, run, summary, system_ram, table_va)
 
@@ -594,6 +592,12 @@ class Scan:
             self.stats["PG_asi_nonsensitive pages mapped or freed since the walk"] = dropped
         self.recheck_pageflag_mapped()
 
+    def maps_to(self, pgd, va, pfn):
+        """Whether va maps page pfn in the table at pgd, read live."""
+        entry = lookup(self.layout, pgd, va)
+        return entry is not None and \
+            leaf_phys(self.layout, entry[0], entry[1], va) >> PAGE_SHIFT == pfn
+
     def live_pageflag(self, kind, pfn, va):
         """Whether page pfn, found at direct-map address va as kind (NS_PAGE,
         FREE or SENS), is still wrong when read live, in an order that a
@@ -606,7 +610,7 @@ class Scan:
         as the verdict saw it (unmarked; a free buddy head; a zsmalloc page)
         on both sides, and mapped to pfn both times. A read that faults
         keeps the finding."""
-        prog, mm, layout = self.mm.prog, self.mm, self.layout
+        prog, mm = self.mm.prog, self.mm
         gpgd = asi_pgd(prog)
 
         def wrong_state():
@@ -622,9 +626,7 @@ class Scan:
             return kind == FREE and pgty == mm.pgty_buddy
 
         def mapped():
-            entry = lookup(layout, gpgd, va)
-            return entry is not None and \
-                leaf_phys(layout, entry[0], entry[1], va) >> PAGE_SHIFT == pfn
+            return self.maps_to(gpgd, va, pfn)
 
         try:
             if not wrong_state():
@@ -667,27 +669,23 @@ class Scan:
         lent and mapped only for a while, through the walk and the snapshot
         but not through the recheck, is not reported: what this checks is
         a state that lasts, as a lent page held by a process does."""
-        prog, mm, layout = self.mm.prog, self.mm, self.layout
+        prog, mm = self.mm.prog, self.mm
         gpgd = asi_pgd(prog)
         keys = [k for k in self.found if KINDS[k[0]] == SENS and k[1] == GLOBAL
                 and self.found[k][1] == "direct map" and self.found[k][2] in self.lent]
         if not keys:
             return
-        items = [prog["ASI_TLB_FLUSH"], prog["ASI_TLB_FLUSH_COALESCED"], prog["ASI_LEND"]]
+        items = ("ASI_TLB_FLUSH", "ASI_TLB_FLUSH_COALESCED", "ASI_LEND")
 
         def leaving():
-            return sum(per_cpu(prog["vm_event_states"], cpu).event[item].value_()
-                       for cpu in for_each_possible_cpu(prog) for item in items)
+            return sum(total for item, _, total in asi_vm_events(prog) if item in items)
 
         def lent_and_mapped(key):
             pfn, va = self.found[key][2], key[2]
             try:
                 page = mm.vmemmap + pfn * mm.page_size
-                if not prog.read_u64(page + mm.off["flags"]) & mm.pg_asi:
-                    return False
-                entry = lookup(layout, gpgd, va)
-                return entry is not None and \
-                    leaf_phys(layout, entry[0], entry[1], va) >> PAGE_SHIFT == pfn
+                return bool(prog.read_u64(page + mm.off["flags"]) & mm.pg_asi) and \
+                    self.maps_to(gpgd, va, pfn)
             except FaultError:
                 return True
 

@@ -10,7 +10,11 @@
 # started is then let go, so that less of the checker's own memory has to
 # be lent while it reads (the checker copes with what is). The count asked
 # of the checker, half of LEND_PAGES, includes the zones' spares and
-# pages lent to the checker itself.
+# pages lent to the checker itself. Nothing may move the held pages
+# meanwhile: khugepaged would collapse them into huge pages, freeing the
+# lent ones (14 collapses while one checker ran, and a CI run's checker saw
+# 14 of 1,024), and compaction would migrate them, so THP and proactive
+# compaction are off for the test.
 set -u
 . "$(dirname "$0")/lib.sh"
 [ "$ASI_EXPECT" = on ] && [ "$(cat /sys/kernel/mm/asi/alloc_mode)" = freelist ] || exit 77
@@ -18,9 +22,19 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 want=${LEND_PAGES:-512}
 cd "$top/stress/scenarios" && . ./lib.sh
 
+# Set a knob for the test's duration, if the kernel has it.
+restore=()
+knob() {
+	[ -e "$1" ] || return 0
+	restore+=("$1" "$(grep -o '\[[a-z]*\]' "$1" | tr -d '[]' | grep . || cat "$1")")
+	echo "$2" > "$1" || fail "could not write $2 to $1"
+}
 grab_pid= cushion_pid=
 cleanup() {
-	local pid
+	local pid i
+	for ((i = 0; i < ${#restore[@]}; i += 2)); do
+		echo "${restore[i + 1]}" > "${restore[i]}"
+	done
 	for pid in $grab_pid $cushion_pid; do
 		kill -CONT "$pid" 2>/dev/null
 		kill -KILL "$pid" 2>/dev/null
@@ -30,6 +44,8 @@ cleanup() {
 	kfill_cleanup
 }
 trap cleanup EXIT
+knob /sys/kernel/mm/transparent_hugepage/enabled never
+knob /proc/sys/vm/compaction_proactiveness 0
 
 kfill_start "$(pct_mib 60)" --strand || fail "kfill.py could not fill kernel memory"
 grep -E '^(nr_free_nonsensitive|nr_free_nonsensitive_stranded) ' /proc/vmstat
@@ -57,14 +73,24 @@ echo "grab.py stopped, about $lent lent pages more than before it ran"
 kill -KILL "$cushion_pid" && wait "$cushion_pid" 2>/dev/null
 cushion_pid=
 
+# What could move lent pages out from under the checker.
+movers() {
+	local k
+	for k in nr_asi_lent pgmigrate_success compact_stall compact_daemon_wake \
+		 thp_collapse_alloc; do
+		printf '%s %s  ' "$k" "$(vmstat $k)"
+	done
+	echo
+}
 vmlinux=${VMLINUX:?not in a vm/run.sh guest}
-echo "$(vmstat nr_asi_lent) pages lent as the checker starts"
+echo "as the checker starts: $(movers)"
 out=$(/usr/bin/python3 /usr/bin/drgn -q -k -s "$vmlinux" "$top/debug/asi_check.py")
 rc=$?
 echo "$out"
+echo "as the checker ends: $(movers)"
 seen=$(grep -oE '[0-9]+ pages lent from nonsensitive blocks' <<< "$out" | cut -d' ' -f1)
 [ "$rc" = 0 ] || fail "debug/asi_check.py found violations while lent pages were held (exit $rc)"
 [ "${seen:-0}" -ge $(( want / 2 )) ] ||
-	fail "debug/asi_check.py saw ${seen:-no count} lent pages, not the $want or so held; $(vmstat nr_asi_lent) are lent now"
+	fail "debug/asi_check.py saw ${seen:-no count} lent pages, not the $want or so held; now: $(movers)"
 kill -0 "$grab_pid" 2>/dev/null || fail "grab.py was killed while the checker ran"
 echo PASS
