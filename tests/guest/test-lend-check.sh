@@ -10,11 +10,11 @@
 # started is then let go, so that less of the checker's own memory has to
 # be lent while it reads (the checker copes with what is). The count asked
 # of the checker, half of LEND_PAGES, includes the zones' spares and
-# pages lent to the checker itself. Nothing may move the held pages
-# meanwhile: khugepaged would collapse them into huge pages, freeing the
-# lent ones (14 collapses while one checker ran, and a CI run's checker saw
-# 14 of 1,024), and compaction would migrate them, so THP and proactive
-# compaction are off for the test.
+# pages lent to the checker itself. Nothing may give the held pages back
+# meanwhile (a CI run's checker saw 14 of 1,024, khugepaged having
+# collapsed the rest into huge pages): the taker pins them (grab.py --pin:
+# locked, no THP; compaction leaves locked pages alone for the test), and
+# where its pages are must not change while the checker runs.
 set -u
 . "$(dirname "$0")/lib.sh"
 [ "$ASI_EXPECT" = on ] && [ "$(cat /sys/kernel/mm/asi/alloc_mode)" = freelist ] || exit 77
@@ -44,8 +44,7 @@ cleanup() {
 	kfill_cleanup
 }
 trap cleanup EXIT
-knob /sys/kernel/mm/transparent_hugepage/enabled never
-knob /proc/sys/vm/compaction_proactiveness 0
+knob /proc/sys/vm/compact_unevictable_allowed 0
 
 kfill_start "$(pct_mib 60)" --strand || fail "kfill.py could not fill kernel memory"
 grep -E '^(nr_free_nonsensitive|nr_free_nonsensitive_stranded) ' /proc/vmstat
@@ -59,7 +58,7 @@ until [ "$(tail -n1 /tmp/cushion)" = "$cushion" ]; do
 	sleep 0.2
 done
 lent0=$(vmstat nr_asi_lent)
-python3 "$top/stress/grab.py" 1 > /dev/null &
+python3 "$top/stress/grab.py" --pin 1 > /dev/null &
 grab_pid=$!
 lent=0
 while kill -0 "$grab_pid" 2>/dev/null; do
@@ -69,6 +68,10 @@ while kill -0 "$grab_pid" 2>/dev/null; do
 done
 kill -STOP "$grab_pid" 2>/dev/null ||
 	fail "grab.py ended (OOM-killed?) with $lent of $want pages lent to it"
+until [ "$(awk '{ print $3 }' "/proc/$grab_pid/stat" 2>/dev/null)" = T ]; do
+	kill -0 "$grab_pid" 2>/dev/null || fail "grab.py ended as it was stopped"
+	sleep 0.1
+done
 echo "grab.py stopped, about $lent lent pages more than before it ran"
 kill -KILL "$cushion_pid" && wait "$cushion_pid" 2>/dev/null
 cushion_pid=
@@ -84,13 +87,17 @@ movers() {
 }
 vmlinux=${VMLINUX:?not in a vm/run.sh guest}
 echo "as the checker starts: $(movers)"
+where=$(python3 "$top/tests/guest/pfn-digest.py" "$grab_pid") || fail "cannot read grab.py's pagemap"
+echo "grab.py: $where"
 out=$(/usr/bin/python3 /usr/bin/drgn -q -k -s "$vmlinux" "$top/debug/asi_check.py")
 rc=$?
 echo "$out"
 echo "as the checker ends: $(movers)"
+kill -0 "$grab_pid" 2>/dev/null || fail "grab.py was killed while the checker ran"
+now=$(python3 "$top/tests/guest/pfn-digest.py" "$grab_pid")
+[ "$now" = "$where" ] || fail "grab.py's pages moved while the checker ran: $now"
 seen=$(grep -oE '[0-9]+ pages lent from nonsensitive blocks' <<< "$out" | cut -d' ' -f1)
 [ "$rc" = 0 ] || fail "debug/asi_check.py found violations while lent pages were held (exit $rc)"
 [ "${seen:-0}" -ge $(( want / 2 )) ] ||
 	fail "debug/asi_check.py saw ${seen:-no count} lent pages, not the $want or so held; now: $(movers)"
-kill -0 "$grab_pid" 2>/dev/null || fail "grab.py was killed while the checker ran"
 echo PASS
