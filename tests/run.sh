@@ -73,7 +73,7 @@ for d in "${GUEST_DIRS[@]}"; do GUEST_TESTS+=("$d"/test-*.sh); done
 
 # The last: a pageflag allocation left unmapped (its tables are allocated up
 # front, so that is a bug, not memory pressure).
-SPLATS='WARNING:|BUG:|Oops|Kernel panic|KASAN|UBSAN|general protection fault|Call Trace:|possible (circular|recursive) locking|inconsistent lock state|suspicious RCU usage|blocked for more than|ASI: pageflag: cannot map'
+SPLATS='WARNING:|BUG:|Oops|Kernel panic|KASAN:|UBSAN:|general protection fault|Call Trace:|possible (circular|recursive) locking|inconsistent lock state|suspicious RCU usage|blocked for more than|ASI: pageflag: cannot map'
 
 # The splats in a console log, one per line with its line number. The OOM
 # killer's report prints a call trace too: stress-ng's hogs ask for it (their
