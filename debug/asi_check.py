@@ -113,8 +113,8 @@ from drgn.helpers.linux.list import list_for_each_entry
 
 from asi_drgn_common import (ENC, FREE_NS, FREE_PCP, LEVEL_NAMES, NX, PAGE_SHIFT, PAGE_SIZE,
                              PAT_4K, PCD, PRESENT, PTRS, PWT, RW, USER, Layout, MemMap, asi_pgd,
-                             asi_vm_events, attr_names, has, human, is_leaf, is_live, leaf_attrs, leaf_phys,
-                             leaf_phys_base, lookup, read_table, require_asi,
+                             asi_vm_events, attr_names, has, human, is_leaf, is_live, leaf_attrs,
+                             leaf_phys, leaf_phys_base, lookup, read_table, require_asi,
                              restricted_spaces, run, summary, system_ram, table_va)
 
 prog = globals()["prog"]

@@ -26,7 +26,7 @@ cd "$top/stress/scenarios" && . ./lib.sh
 restore=()
 knob() {
 	[ -e "$1" ] || return 0
-	restore+=("$1" "$(grep -o '\[[a-z]*\]' "$1" | tr -d '[]' | grep . || cat "$1")")
+	restore+=("$1" "$(cat "$1")")
 	echo "$2" > "$1" || fail "could not write $2 to $1"
 }
 grab_pid= cushion_pid=
