@@ -37,7 +37,7 @@ help:
 	@echo "make vmcore        boot asi=on, a round of memory pressure (DURATION=0: none), then QEMU dumps the guest's memory to build/vmcore/"
 	@echo "make crash         read build/vmcore with crash (debug/crash-asi.cmd) and drgn (per-CPU state, free lists)"
 	@echo "make test          everything: builds, KUnit, guest tests in four boots, a dump in a fifth; 'N passed, N failed'"
-	@echo "make test-distro   distro-like kernel (NUMA, hotplug, swap, hugetlbfs, modules, KASAN, ...): both modes"
+	@echo "make test-distro   distro-like kernel (NUMA, hotplug, swap, hugetlbfs, modules, KASAN, ...): both modes (DISTRO_ALLOC=freelist: one)"
 	@echo "make bench         asi=off vs asi_alloc=pageflag vs freelist: alloc/free rate, TLB flushes, stress-ng, KVM round trips"
 
 deps:
