@@ -40,7 +40,7 @@ cleanup() {
 		kill -KILL "$pid" 2>/dev/null
 		wait "$pid" 2>/dev/null
 	done
-	rm -f /tmp/cushion
+	rm -f /tmp/cushion /tmp/grab
 	kfill_cleanup
 }
 trap cleanup EXIT
@@ -49,30 +49,45 @@ knob /proc/sys/vm/compact_unevictable_allowed 0
 kfill_start "$(pct_mib 60)" --strand || fail "kfill.py could not fill kernel memory"
 grep -E '^(nr_free_nonsensitive|nr_free_nonsensitive_stranded) ' /proc/vmstat
 
+# Running, stopped or sleeping: not gone, not a zombie (kill -0 passes those).
+alive() { [[ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" =~ ^[RSDT]$ ]]; }
 cushion=$(pct_mib 10)
 rm -f /tmp/cushion
 python3 "$top/stress/grab.py" --hold 1 "$cushion" > /tmp/cushion &
 cushion_pid=$!
 until [ "$(tail -n1 /tmp/cushion)" = "$cushion" ]; do
-	kill -0 "$cushion_pid" 2>/dev/null || fail "grab.py could not take $cushion MiB"
+	alive "$cushion_pid" || fail "grab.py could not take $cushion MiB"
 	sleep 0.2
 done
-lent0=$(vmstat nr_asi_lent)
-python3 "$top/stress/grab.py" --pin 1 > /dev/null &
+# What the taker holds, as its status tells.
+held() {
+	echo "$(tail -n1 /tmp/grab) MiB taken, $(grep -E '^(State|VmRSS|VmLck|VmSwap):' \
+		"/proc/$grab_pid/status" | tr -s ' \t\n' ' ')"
+}
+python3 "$top/stress/grab.py" --pin 1 > /tmp/grab &
 grab_pid=$!
+# Counted from its first MiB, once it is pinned: under KASAN its start-up
+# alone (interpreter, libraries) was lent 648 pages before it had pinned any.
+until [ -s /tmp/grab ]; do
+	alive "$grab_pid" || fail "grab.py --pin ended before it took any memory"
+	sleep 0.1
+done
+lent0=$(vmstat nr_asi_lent)
 lent=0
-while kill -0 "$grab_pid" 2>/dev/null; do
+while alive "$grab_pid"; do
 	lent=$(( $(vmstat nr_asi_lent) - lent0 ))
 	[ "$lent" -ge "$want" ] && break
 	sleep 0.1
 done
-kill -STOP "$grab_pid" 2>/dev/null ||
+alive "$grab_pid" && kill -STOP "$grab_pid" ||
 	fail "grab.py ended (OOM-killed?) with $lent of $want pages lent to it"
 until [ "$(awk '{ print $3 }' "/proc/$grab_pid/stat" 2>/dev/null)" = T ]; do
-	kill -0 "$grab_pid" 2>/dev/null || fail "grab.py ended as it was stopped"
+	alive "$grab_pid" || fail "grab.py ended as it was stopped"
 	sleep 0.1
 done
-echo "grab.py stopped, about $lent lent pages more than before it ran"
+[ "$(awk '$1 == "VmLck:" { print $2 }' "/proc/$grab_pid/status")" -gt 0 ] ||
+	fail "grab.py is not pinned: $(held)"
+echo "grab.py stopped, about $lent lent pages more than before it ran; $(held)"
 kill -KILL "$cushion_pid" && wait "$cushion_pid" 2>/dev/null
 cushion_pid=
 
@@ -88,14 +103,14 @@ movers() {
 vmlinux=${VMLINUX:?not in a vm/run.sh guest}
 echo "as the checker starts: $(movers)"
 where=$(python3 "$top/tests/guest/pfn-digest.py" "$grab_pid") || fail "cannot read grab.py's pagemap"
-echo "grab.py: $where"
+echo "grab.py: $where; $(held)"
 out=$(/usr/bin/python3 /usr/bin/drgn -q -k -s "$vmlinux" "$top/debug/asi_check.py")
 rc=$?
 echo "$out"
 echo "as the checker ends: $(movers)"
-kill -0 "$grab_pid" 2>/dev/null || fail "grab.py was killed while the checker ran"
+alive "$grab_pid" || fail "grab.py was killed while the checker ran"
 now=$(python3 "$top/tests/guest/pfn-digest.py" "$grab_pid")
-[ "$now" = "$where" ] || fail "grab.py's pages moved while the checker ran: $now"
+[ "$now" = "$where" ] || fail "grab.py's pages moved while the checker ran: $now; $(held)"
 seen=$(grep -oE '[0-9]+ pages lent from nonsensitive blocks' <<< "$out" | cut -d' ' -f1)
 [ "$rc" = 0 ] || fail "debug/asi_check.py found violations while lent pages were held (exit $rc)"
 [ "${seen:-0}" -ge $(( want / 2 )) ] ||
