@@ -6,10 +6,11 @@ collapsed any of its pages meanwhile.
 Usage: pfn-digest.py PID
 """
 import hashlib
+import resource
 import struct
 import sys
 
-PAGE = 4096
+PAGE = resource.getpagesize()
 PRESENT = 1 << 63
 PFN_MASK = (1 << 55) - 1
 

@@ -22,19 +22,13 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 want=${LEND_PAGES:-512}
 cd "$top/stress/scenarios" && . ./lib.sh
 
-# Set a knob for the test's duration, if the kernel has it.
-restore=()
-knob() {
-	[ -e "$1" ] || return 0
-	restore+=("$1" "$(cat "$1")")
-	echo "$2" > "$1" || fail "could not write $2 to $1"
-}
+# Compaction leaves locked pages alone while the test runs.
+unevictable=/proc/sys/vm/compact_unevictable_allowed
+unevictable_was=$(cat "$unevictable" 2>/dev/null)
 grab_pid= cushion_pid=
 cleanup() {
-	local pid i
-	for ((i = 0; i < ${#restore[@]}; i += 2)); do
-		echo "${restore[i + 1]}" > "${restore[i]}"
-	done
+	local pid
+	[ -n "$unevictable_was" ] && echo "$unevictable_was" > "$unevictable"
 	for pid in $grab_pid $cushion_pid; do
 		kill -CONT "$pid" 2>/dev/null
 		kill -KILL "$pid" 2>/dev/null
@@ -44,13 +38,15 @@ cleanup() {
 	kfill_cleanup
 }
 trap cleanup EXIT
-knob /proc/sys/vm/compact_unevictable_allowed 0
+[ -z "$unevictable_was" ] || echo 0 > "$unevictable" || fail "cannot write 0 to $unevictable"
 
 kfill_start "$(pct_mib 60)" --strand || fail "kfill.py could not fill kernel memory"
 grep -E '^(nr_free_nonsensitive|nr_free_nonsensitive_stranded) ' /proc/vmstat
 
-# Running, stopped or sleeping: not gone, not a zombie (kill -0 passes those).
-alive() { [[ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" =~ ^[RSDT]$ ]]; }
+# A process's state letter; alive: running, stopped or sleeping, not gone
+# nor a zombie (kill -0 passes those).
+state() { awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null; }
+alive() { [[ "$(state "$1")" =~ ^[RSDT]$ ]]; }
 cushion=$(pct_mib 10)
 rm -f /tmp/cushion
 python3 "$top/stress/grab.py" --hold 1 "$cushion" > /tmp/cushion &
@@ -81,7 +77,7 @@ while alive "$grab_pid"; do
 done
 alive "$grab_pid" && kill -STOP "$grab_pid" ||
 	fail "grab.py ended (OOM-killed?) with $lent of $want pages lent to it"
-until [ "$(awk '{ print $3 }' "/proc/$grab_pid/stat" 2>/dev/null)" = T ]; do
+until [ "$(state "$grab_pid")" = T ]; do
 	alive "$grab_pid" || fail "grab.py ended as it was stopped"
 	sleep 0.1
 done
