@@ -24,6 +24,9 @@ half) and classifies the pages it maps by where the leaf is:
               entry and exception stacks) and the image's read-only IDT are
               no violation; ESPFIX64 maps each CPU's stack page many times
   user        a per-mm user half        other       anywhere else
+  local map   a per-mm space's per-CPU slots (asi_map_local_page()): a page
+              the process may read, mapped for one copy; no violation but
+              a free page (0 pages once no copy is running)
   io          a page that is not RAM: pfn >= max_pfn, no struct page, or not
               "System RAM" in /proc/iomem (ioremap, MMIO); attributes only
   page table  a page that is itself one of the restricted page tables
@@ -63,6 +66,9 @@ Violations, one per page unless said otherwise:
   not mapped unrestricted       (per leaf) nothing there unrestricted
   user half not the mm's        (per top-level slot) a userspace-class space's
                                 user entry differs from its mm's: not mirrored
+  local-map slot misused        (per leaf) a local-map slot in the global
+                                space, larger than 4K or global (it would
+                                outlive the switch to another space)
   unreadable page table         (per table) a restricted table cannot be read
   nonsensitive block not mapped (freelist, per pageblock) not wholly mapped in
                                 the restricted direct map, each page to itself
@@ -131,15 +137,17 @@ NS_BLOCK = "page of nonsensitive block not mapped"
 NS_PAGE = "nonsensitive page not mapped"
 RESV_NS = "reserved page in nonsensitive block"
 USER_HALF = "user half not the mm's"
-KINDS = (FREE, IMAGE, SENS, RESV_NS, NOPAGE, DIFF, UNMAPPED, USER_HALF, BADTABLE, NS_BLOCK,
+LOCAL = "local-map slot misused"
+KINDS = (FREE, IMAGE, SENS, RESV_NS, NOPAGE, DIFF, UNMAPPED, USER_HALF, LOCAL, BADTABLE, NS_BLOCK,
          NS_PAGE)
-UNITS = {DIFF: "leaf", UNMAPPED: "leaf", USER_HALF: "slot", BADTABLE: "table"}
+UNITS = {DIFF: "leaf", UNMAPPED: "leaf", USER_HALF: "slot", LOCAL: "leaf", BADTABLE: "table"}
 PLURAL = {"leaf": "leaves"}
 
 REGIONS = ("image", "vmalloc", "modules", "percpu", "direct map", "vmemmap", "entry area", "user",
-           "other")
+           "local map", "other")
 CLASSES = REGIONS[:6] + ("io", "page table") + REGIONS[6:]
 GLOBAL = "global"
+GLOBAL_BIT = 1 << 8                    # a leaf's G bit: kept across CR3 writes
 
 # One byte per pfn (Scan.info): what the checks need to know about a page.
 MEMMAP, RAM, RESERVED, NONSENS, FREE_OK, FREE_BAD, PGTABLE, PERCPU = 1, 2, 4, 8, 16, 32, 64, 128
@@ -169,6 +177,8 @@ def verdict(mode: str, region: str, b: int) -> int | str:
         return OK                      # struct pages memblock allocated at boot
     if b & FREE_BAD:
         return FREE
+    if region == "local map":
+        return OK                      # a page the process may read, for one copy
     if region == "entry area" and b & (PERCPU | RESERVED):
         return OK                      # per-CPU entry state, the image's read-only IDT
     if mode == "freelist":
@@ -234,6 +244,9 @@ class Scan:
         self.stats = {}
         self.list_of = {}         # buddy head pfn -> MemMap.buddy_list_of()
         self.spaces = []
+        # The top-level entry of the local-map slots, and spaces that have them.
+        self.local_slot = (layout.local[0] >> layout.level_shift(layout.top)) % PTRS
+        self.local_spaces = 0
         lo = layout
         self.bounds = sorted({x for r in ([lo.image, lo.modules, (lo.vmalloc, lo.vmalloc_end),
                                            (lo.page_offset, lo.direct_end)] + lo.percpu)
@@ -320,6 +333,12 @@ class Scan:
                          f"(differ: {differing(phys, attrs, uphys, uattrs)})")
         else:
             problem, other = self.compare_under(sub, level - 1, va, size, phys, attrs)
+        if region == "local map":
+            # A slot holds one page, in a per-mm space only, and must not
+            # outlive a switch to another space.
+            if space == GLOBAL or level != 1 or e & GLOBAL_BIT:
+                self.add(LOCAL, space, cva, level, size, region, phys >> PAGE_SHIFT,
+                         f"{LEVEL_NAMES[level]} entry {e:#x}")
         if problem:
             mine = f"restricted {LEVEL_NAMES[level]} {phys:#x} {attr_names(attrs)}"
             detail = mine + (f"; unrestricted {other}" if other else "")
@@ -729,6 +748,8 @@ class Scan:
             # The kernel half is the global one's, shared from the slots down;
             # a slot that is not must be walked too.
             own = {i for i in range(half, PTRS) if rents and rents[i] != gents[i]}
+            if self.local_slot in own:
+                self.local_spaces += 1
             user = set(range(half))
             if cls == "userspace":
                 user = set()
@@ -965,6 +986,8 @@ def main(argv: list) -> None:
     print("restricted direct map: " + ", ".join(
         [f"{len(scan.direct) - scan.direct.count(0)} pages mapped"]
         + [f"{n} {what}" for what, n in scan.stats.items()]))
+    print(f"local map: {scan.local_spaces} spaces with slot tables, "
+          f"{scan.pages['local map']} pages in slots (copies in progress)")
     print(f"asi_check: {mode}: {len(found)} violations "
           f"(checked {scan.nleaves} leaves, {scan.npages} pages)")
     sys.exit(min(len(found), 100))

@@ -118,6 +118,10 @@ class Layout:
         # each with 4- and 5-level paging, both shared with init_mm.
         self.cea = (0xFFFFFE0000000000, 0xFFFFFE8000000000)
         self.espfix = (0xFFFFFF0000000000, 0xFFFFFF8000000000)
+        # ASI's local-map slots (asi_map_local_page()), one page per CPU at
+        # LDT_BASE_ADDR, in the per-mm top-level entry PTI would use.
+        local = self.canonical((-240 << (48 if self.l5 else 39)) & ((1 << self.bits) - 1))
+        self.local = (local, local + prog["nr_cpu_ids"].value_() * PAGE_SIZE)
 
     def kind(self, va: int) -> str:
         if self.text[0] <= va < self.text[1]:
@@ -139,8 +143,8 @@ class Layout:
     def region(self, va: int) -> str:
         """Where va is, as asi_check.py classifies pages: image, percpu (the
         first chunk), modules, vmalloc, direct map, vmemmap, entry area (the
-        CPU entry area and the ESPFIX64 stacks), user (the lower half) or
-        other."""
+        CPU entry area and the ESPFIX64 stacks), user (the lower half),
+        local map (ASI's per-CPU slots for one copy) or other."""
         if not va >> 63:
             return "user"
         if self.image[0] <= va < self.image[1]:
@@ -157,6 +161,8 @@ class Layout:
             return "vmemmap"
         if self.cea[0] <= va < self.cea[1] or self.espfix[0] <= va < self.espfix[1]:
             return "entry area"
+        if self.local[0] <= va < self.local[1]:
+            return "local map"
         return "other"
 
     def canonical(self, va: int) -> int:
