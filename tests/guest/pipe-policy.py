@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Check when a pipe's copies go through an ASI local mapping.
+
+A local mapping exposes a whole buffer page to the process, so fs/pipe.c
+maps a page only if all of it is the pipe's own data and the process may
+read all of that: a reader only while no other process ever took data out
+of the pipe (pipe_read() or splice()), a writer only while no other process
+ever wrote to it, and never a page that came from another pipe. Each case
+below makes one read() or write() and reads /proc/vmstat's asi_local_map
+around it: 1 means the copy was mapped, 0 that it went through the direct
+map. Prints one line per case and exits 1 if any differs from the policy.
+Needs ASI on, a quiet system (the counter is global) and this process
+single-threaded (the mm of a multi-threaded process is never mapped).
+"""
+import os
+import sys
+
+SIZE = 512
+failed = 0
+
+
+def local_maps() -> int:
+    with open("/proc/vmstat") as f:
+        for line in f:
+            key, value = line.split()
+            if key == "asi_local_map":
+                return int(value)
+    sys.exit("pipe-policy: no asi_local_map in /proc/vmstat")
+
+
+def maps(op) -> int:
+    """Local mappings made by op() (the first run of a process makes its
+    slot tables, so warm() ran before)."""
+    before = local_maps()
+    op()
+    return local_maps() - before
+
+
+def case(name: str, op, want: int) -> None:
+    global failed
+    got = maps(op)
+    ok = got == want
+    failed += not ok
+    print(f"pipe-policy: {'ok' if ok else 'FAIL'}: {name}: {got} mapped, want {want}")
+
+
+def in_child(op) -> None:
+    pid = os.fork()
+    if pid == 0:
+        op()
+        os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    if status:
+        sys.exit(f"pipe-policy: child exited with {status:#x}")
+
+
+def main() -> int:
+    chunk = b"x" * SIZE
+
+    # Warm up: the process's first copy allocates its slot tables.
+    r, w = os.pipe()
+    os.write(w, chunk)
+    os.read(r, SIZE)
+
+    # Each pipe's first write allocates its page, and zeroing the new page
+    # exits the space: the cases measure writes that add to that page.
+    r, w = os.pipe()
+    os.write(w, chunk)
+    case("sole writer writes", lambda: os.write(w, chunk), 1)
+    case("sole reader reads", lambda: os.read(r, SIZE), 1)
+    in_child(lambda: os.write(w, chunk))
+    case("writer after another process wrote", lambda: os.write(w, chunk), 0)
+    case("sole reader after another process wrote", lambda: os.read(r, SIZE), 1)
+
+    r, w = os.pipe()
+    os.write(w, chunk * 2)
+    in_child(lambda: os.read(r, SIZE))
+    case("reader after another process read", lambda: os.read(r, SIZE), 0)
+
+    a_r, a_w = os.pipe()
+    b_r, b_w = os.pipe()
+    os.write(a_w, chunk * 2)
+    os.splice(a_r, b_w, SIZE)
+    case("reader after a splice out of the pipe", lambda: os.read(a_r, SIZE), 0)
+    case("page spliced in from another pipe", lambda: os.read(b_r, SIZE), 0)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
