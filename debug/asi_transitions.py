@@ -41,6 +41,16 @@ from asi_drgn_common import (TRANSITION_EVENTS, asi_class_names, asi_vm_events, 
                              require_asi, run, summary)
 
 prog = globals()["prog"]
+_asi_ptr = []
+
+
+def as_asi(obj: Object) -> Object:
+    """obj as a pointer to the complete struct asi: drgn once failed to
+    complete the type a thread's target has, which <linux/asi_types.h>
+    only declares, and found no members in it."""
+    if not _asi_ptr:
+        _asi_ptr.append(prog.pointer_type(prog.type("struct asi")))
+    return Object(prog, _asi_ptr[0], value=obj.value_())
 
 
 def space_name(asi: Object, classes: list) -> str:
@@ -71,13 +81,13 @@ def snapshot() -> dict:
         task = per_cpu(prog["runqueues"], cpu).curr.read_()
         taints = per_cpu(prog["asi_taints"], cpu).value_() \
             if has(prog, "asi_taints") else None
-        cpus[cpu] = (asi, task, task.thread.asi_state.target.read_(),
+        cpus[cpu] = (asi, task, as_asi(task.thread.asi_state.target),
                      per_cpu(prog["asi_switching"], cpu).value_(), taints)
     tasks = []
     for task in for_each_task(prog):
         state = task.thread.asi_state
         if state.target or state.critical:
-            tasks.append((task, state.target.read_(), bool(state.critical)))
+            tasks.append((task, as_asi(state.target), bool(state.critical)))
     return {"cpus": cpus, "tasks": tasks}
 
 

@@ -6,18 +6,23 @@ A local mapping exposes a whole buffer page to the process, so fs/pipe.c
 maps a page only if all of it is the pipe's own data and the process may
 read all of that: a reader only while no other process ever took data out
 of the pipe (pipe_read() or splice()), a writer only while no other process
-ever wrote to it, and never a page that came from another pipe. Each case
-below makes one read() or write() and reads /proc/vmstat's asi_local_map
-around it: 1 means the copy was mapped, 0 that it went through the direct
-map. Prints one line per case and exits 1 if any differs from the policy.
-Needs ASI on, a quiet system (the counter is global) and this process
-single-threaded (the mm of a multi-threaded process is never mapped).
+ever wrote to it, and never a page that came from another pipe or that
+another pipe wrote to. Each case makes one read() or write() and reads
+/proc/vmstat's asi_local_map around it: 1 means the copy was mapped, 0 that
+it went through the direct map. A case that wants 1 may try three times (an
+interrupt that exits the space first makes the copy use the direct map).
+Prints one line per case, at the end, and exits 1 if any differs from the
+policy. Needs ASI on, a quiet system (the counter is global) and this
+process single-threaded (a multi-threaded process is never mapped).
 """
+import ctypes
 import os
 import sys
 
 SIZE = 512
+lines = []
 failed = 0
+libc = ctypes.CDLL(None, use_errno=True)
 
 
 def local_maps() -> int:
@@ -30,8 +35,6 @@ def local_maps() -> int:
 
 
 def maps(op) -> int:
-    """Local mappings made by op() (the first run of a process makes its
-    slot tables, so warm() ran before)."""
     before = local_maps()
     op()
     return local_maps() - before
@@ -39,10 +42,13 @@ def maps(op) -> int:
 
 def case(name: str, op, want: int) -> None:
     global failed
-    got = maps(op)
-    ok = got == want
-    failed += not ok
-    print(f"pipe-policy: {'ok' if ok else 'FAIL'}: {name}: {got} mapped, want {want}")
+    for _ in range(3 if want else 1):
+        got = maps(op)
+        if got == want:
+            break
+    failed += got != want
+    lines.append(f"pipe-policy: {'ok' if got == want else 'FAIL'}: {name}: "
+                 f"{got} mapped, want {want}")
 
 
 def in_child(op) -> None:
@@ -53,6 +59,11 @@ def in_child(op) -> None:
     _, status = os.waitpid(pid, 0)
     if status:
         sys.exit(f"pipe-policy: child exited with {status:#x}")
+
+
+def tee(fd_in: int, fd_out: int, n: int) -> None:
+    if libc.tee(fd_in, fd_out, ctypes.c_size_t(n), 0) != n:
+        sys.exit(f"pipe-policy: tee: {os.strerror(ctypes.get_errno())}")
 
 
 def main() -> int:
@@ -74,7 +85,7 @@ def main() -> int:
     case("sole reader after another process wrote", lambda: os.read(r, SIZE), 1)
 
     r, w = os.pipe()
-    os.write(w, chunk * 2)
+    os.write(w, chunk * 4)
     in_child(lambda: os.read(r, SIZE))
     case("reader after another process read", lambda: os.read(r, SIZE), 0)
 
@@ -84,6 +95,22 @@ def main() -> int:
     os.splice(a_r, b_w, SIZE)
     case("reader after a splice out of the pipe", lambda: os.read(a_r, SIZE), 0)
     case("page spliced in from another pipe", lambda: os.read(b_r, SIZE), 0)
+
+    # A's page goes to B by tee(), which takes nothing out of A. Once both
+    # have read it, it is B's cached page; B's next write fills it with B's
+    # data and a splice brings it back to A, whose only reader must not map
+    # it: B's write took it away from A for good.
+    a_r, a_w = os.pipe()
+    b_r, b_w = os.pipe()
+    os.write(a_w, chunk)
+    tee(a_r, b_w, SIZE)
+    os.read(a_r, SIZE)
+    os.read(b_r, SIZE)
+    os.write(b_w, chunk)
+    os.splice(b_r, a_w, SIZE)
+    case("page another pipe wrote to, spliced back", lambda: os.read(a_r, SIZE), 0)
+
+    print("\n".join(lines))
     return 1 if failed else 0
 
 
