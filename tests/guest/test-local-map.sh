@@ -13,8 +13,9 @@
 # only). While a process that has slot tables holds its pipe, debug/
 # asi_check.py walks every space, the slots included: no violation, no page
 # left in a slot. With ASI off nothing is mapped locally.
-# Under KASAN, whose shadow restricted spaces lack, the copies' instrumented
-# code exits anyway: there the exits are shown, not required.
+# Under KASAN, whose shadow restricted spaces lack, system calls exit on the
+# shadow before they copy, so nothing is mapped: there the counts are shown,
+# not required, and pipe-policy.py does not run.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 copy=$top/tests/guest/pipe-copy.py
@@ -42,10 +43,13 @@ if [ "$ASI_EXPECT" != on ]; then
 	echo "PASS: pipes work with ASI off, nothing mapped locally"
 	exit 0
 fi
-[ "$locals" -ge $((n - 100)) ] || fail "only $locals of at least $((n - 100)) copies went through a local mapping"
-if dmesg | grep -q 'KernelAddressSanitizer initialized'; then
-	echo "(KASAN: exits not checked)"
+kasan=
+dmesg | grep -q 'KernelAddressSanitizer initialized' && kasan=1
+if [ -n "$kasan" ]; then
+	echo "(KASAN: the system calls exit on the shadow before they copy; counts not checked)"
 else
+	[ "$locals" -ge $((n - 100)) ] ||
+		fail "only $locals of at least $((n - 100)) copies went through a local mapping"
 	# Copies through the direct map would exit twice per chunk.
 	[ "$exits" -lt $((n / 10)) ] || fail "$exits page-fault exits for $((n - 100)) chunks: the copies left the space"
 fi
@@ -53,8 +57,10 @@ fi
 out=$(/usr/bin/python3 "$copy" --writers 2 --chunks $((n / 4)) --size 4096) ||
 	fail "two writers: $out"
 echo "$out"
-/usr/bin/python3 "$top/tests/guest/pipe-policy.py" ||
-	fail "a copy was mapped against the policy, or one it allows was not"
+if [ -z "$kasan" ]; then
+	/usr/bin/python3 "$top/tests/guest/pipe-policy.py" ||
+		fail "a copy was mapped against the policy, or one it allows was not"
+fi
 
 coproc holder { exec /usr/bin/python3 "$copy" --chunks 100 --hold; }
 pid=$holder_PID
