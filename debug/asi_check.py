@@ -11,8 +11,10 @@ each per-mm restricted pgd of an mm some task uses (its user half, and any
 kernel-half slot that is not the global one's; a userspace-class space's
 user half is its mm's own memory, so instead each of its top-level user
 entries must be the mm's), compares each leaf with the
-unrestricted tables (init_mm for the kernel half, the mm's own pgd for a user
-half) and classifies the pages it maps by where the leaf is:
+unrestricted tables (init_mm for the global space, the mm's own pgd for a
+per-mm one: its local-map slots are shared with that pgd, so for them only
+the checks on the page and the slot apply) and classifies the pages it maps
+by where the leaf is:
 
   image       [_text, _end) through the high kernel mapping
   vmalloc     the vmalloc area          modules     the modules area
@@ -24,9 +26,10 @@ half) and classifies the pages it maps by where the leaf is:
               entry and exception stacks) and the image's read-only IDT are
               no violation; ESPFIX64 maps each CPU's stack page many times
   user        a per-mm user half        other       anywhere else
-  local map   a per-mm space's per-CPU slots (asi_map_local_page()): a page
-              the process may read, mapped for one copy; no violation but
-              a free page (0 pages once no copy is running)
+  local map   the top-level entry of a per-mm space's per-CPU slots
+              (asi_map_local_page()): a page the process may read, mapped
+              for one copy; no violation but a free page (0 pages once no
+              copy is running)
   io          a page that is not RAM: pfn >= max_pfn, no struct page, or not
               "System RAM" in /proc/iomem (ioremap, MMIO); attributes only
   page table  a page that is itself one of the restricted page tables
@@ -66,9 +69,11 @@ Violations, one per page unless said otherwise:
   not mapped unrestricted       (per leaf) nothing there unrestricted
   user half not the mm's        (per top-level slot) a userspace-class space's
                                 user entry differs from its mm's: not mirrored
-  local-map slot misused        (per leaf) a local-map slot in the global
-                                space, larger than 4K or global (it would
-                                outlive the switch to another space)
+  local-map slot misused        (per leaf) a leaf in the local-map entry
+                                of the global space, beyond the last CPU's
+                                slot, larger than 4K, user-accessible or
+                                global (it would outlive the switch to
+                                another space)
   unreadable page table         (per table) a restricted table cannot be read
   nonsensitive block not mapped (freelist, per pageblock) not wholly mapped in
                                 the restricted direct map, each page to itself
@@ -117,7 +122,8 @@ from typing import Callable
 from drgn import FaultError, Object
 from drgn.helpers.linux.list import list_for_each_entry
 
-from asi_drgn_common import (ENC, FREE_NS, FREE_PCP, LEVEL_NAMES, NX, PAGE_SHIFT, PAGE_SIZE,
+from asi_drgn_common import (ENC, FREE_NS, FREE_PCP, GLOBAL_BIT, LEVEL_NAMES, NX, PAGE_SHIFT,
+                             PAGE_SIZE,
                              PAT_4K, PCD, PRESENT, PTRS, PWT, RW, USER, Layout, MemMap, asi_pgd,
                              asi_vm_events, attr_names, has, human, is_leaf, is_live, leaf_attrs,
                              leaf_phys, leaf_phys_base, lookup, read_table, require_asi,
@@ -147,7 +153,6 @@ REGIONS = ("image", "vmalloc", "modules", "percpu", "direct map", "vmemmap", "en
            "local map", "other")
 CLASSES = REGIONS[:6] + ("io", "page table") + REGIONS[6:]
 GLOBAL = "global"
-GLOBAL_BIT = 1 << 8                    # a leaf's G bit: kept across CR3 writes
 
 # One byte per pfn (Scan.info): what the checks need to know about a page.
 MEMMAP, RAM, RESERVED, NONSENS, FREE_OK, FREE_BAD, PGTABLE, PERCPU = 1, 2, 4, 8, 16, 32, 64, 128
@@ -246,7 +251,7 @@ class Scan:
         self.spaces = []
         # The top-level entry of the local-map slots, and spaces that have them.
         self.local_slot = (layout.local[0] >> layout.level_shift(layout.top)) % PTRS
-        self.local_spaces = 0
+        self.local_spaces = self.local_leaves = 0
         lo = layout
         self.bounds = sorted({x for r in ([lo.image, lo.modules, (lo.vmalloc, lo.vmalloc_end),
                                            (lo.page_offset, lo.direct_end)] + lo.percpu)
@@ -334,9 +339,12 @@ class Scan:
         else:
             problem, other = self.compare_under(sub, level - 1, va, size, phys, attrs)
         if region == "local map":
-            # A slot holds one page, in a per-mm space only, and must not
-            # outlive a switch to another space.
-            if space == GLOBAL or level != 1 or e & GLOBAL_BIT:
+            # A slot holds one page for the kernel, in a per-mm space only,
+            # and must not outlive a switch to another space.
+            if space != GLOBAL:
+                self.local_leaves += 1
+            if space == GLOBAL or level != 1 or e & GLOBAL_BIT or attrs & USER \
+                    or not layout.local[0] <= cva < layout.local[1]:
                 self.add(LOCAL, space, cva, level, size, region, phys >> PAGE_SHIFT,
                          f"{LEVEL_NAMES[level]} entry {e:#x}")
         if problem:
@@ -987,7 +995,7 @@ def main(argv: list) -> None:
         [f"{len(scan.direct) - scan.direct.count(0)} pages mapped"]
         + [f"{n} {what}" for what, n in scan.stats.items()]))
     print(f"local map: {scan.local_spaces} spaces with slot tables, "
-          f"{scan.pages['local map']} pages in slots (copies in progress)")
+          f"{scan.local_leaves} pages in slots (copies in progress)")
     print(f"asi_check: {mode}: {len(found)} violations "
           f"(checked {scan.nleaves} leaves, {scan.npages} pages)")
     sys.exit(min(len(found), 100))

@@ -30,6 +30,7 @@ PAGE_SIZE = 1 << PAGE_SHIFT
 PTRS = 512
 PRESENT, PSE, NX = 1 << 0, 1 << 7, 1 << 63
 RW, USER, PWT, PCD = 1 << 1, 1 << 2, 1 << 3, 1 << 4
+GLOBAL_BIT = 1 << 8                      # kept across CR3 writes
 PAT_4K, PAT_LARGE = 1 << 7, 1 << 12      # PAT moves to bit 12 in a 2M/1G leaf
 ENC = 1 << 62                            # leaf_attrs()' stand-in for the C-bit
 PFN_MASK = ((1 << 52) - 1) & ~((1 << PAGE_SHIFT) - 1)
@@ -118,10 +119,13 @@ class Layout:
         # each with 4- and 5-level paging, both shared with init_mm.
         self.cea = (0xFFFFFE0000000000, 0xFFFFFE8000000000)
         self.espfix = (0xFFFFFF0000000000, 0xFFFFFF8000000000)
-        # ASI's local-map slots (asi_map_local_page()), one page per CPU at
-        # LDT_BASE_ADDR, in the per-mm top-level entry PTI would use.
-        local = self.canonical((-240 << (48 if self.l5 else 39)) & ((1 << self.bits) - 1))
+        # ASI's local-map slots (asi_map_local_page()): one page per CPU from
+        # LDT_BASE_ADDR (LDT_PGD_ENTRY, -240, << PGDIR_SHIFT), in a per-mm
+        # top-level entry that PTI would give the LDT.
+        shift = 48 if self.l5 else 39
+        local = (-240 << shift) % (1 << 64)
         self.local = (local, local + prog["nr_cpu_ids"].value_() * PAGE_SIZE)
+        self.local_entry = (local, local + (1 << shift))
 
     def kind(self, va: int) -> str:
         if self.text[0] <= va < self.text[1]:
@@ -144,7 +148,8 @@ class Layout:
         """Where va is, as asi_check.py classifies pages: image, percpu (the
         first chunk), modules, vmalloc, direct map, vmemmap, entry area (the
         CPU entry area and the ESPFIX64 stacks), user (the lower half),
-        local map (ASI's per-CPU slots for one copy) or other."""
+        local map (the top-level entry of ASI's per-CPU slots for one copy)
+        or other."""
         if not va >> 63:
             return "user"
         if self.image[0] <= va < self.image[1]:
@@ -161,7 +166,7 @@ class Layout:
             return "vmemmap"
         if self.cea[0] <= va < self.cea[1] or self.espfix[0] <= va < self.espfix[1]:
             return "entry area"
-        if self.local[0] <= va < self.local[1]:
+        if self.local_entry[0] <= va < self.local_entry[1]:
             return "local map"
         return "other"
 

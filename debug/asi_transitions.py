@@ -29,6 +29,7 @@ Exit status: 0 when every check holds, 1 when one fails, 2 when ASI is off,
 the kernel has no debug info or the arguments are bad.
 """
 import argparse
+import functools
 import sys
 import time
 
@@ -41,16 +42,16 @@ from asi_drgn_common import (TRANSITION_EVENTS, asi_class_names, asi_vm_events, 
                              require_asi, run, summary)
 
 prog = globals()["prog"]
-_asi_ptr = []
+@functools.cache
+def asi_ptr_type():
+    return prog.pointer_type(prog.type("struct asi"))
 
 
 def as_asi(obj: Object) -> Object:
-    """obj as a pointer to the complete struct asi: drgn once failed to
-    complete the type a thread's target has, which <linux/asi_types.h>
-    only declares, and found no members in it."""
-    if not _asi_ptr:
-        _asi_ptr.append(prog.pointer_type(prog.type("struct asi")))
-    return Object(prog, _asi_ptr[0], value=obj.value_())
+    """obj as a pointer to the complete struct asi. In one build drgn 0.0.22
+    left the type of a thread's target, which <linux/asi_types.h> only
+    declares, incomplete ("'struct asi' has no member 'mm'")."""
+    return Object(prog, asi_ptr_type(), value=obj.value_())
 
 
 def space_name(asi: Object, classes: list) -> str:

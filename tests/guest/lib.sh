@@ -9,3 +9,6 @@ need_kvm() {
 	echo "no /dev/kvm: the CPU model has neither SVM nor VMX"
 	exit 77
 }
+# Whether the kernel has KASAN, whose shadow restricted spaces lack: its
+# report function is in kallsyms (dmesg's boot line may have rotated out).
+kasan() { grep -qw kasan_report /proc/kallsyms; }

@@ -38,7 +38,7 @@ echo "vmstat after the run: " $(grep -E '^asi_(enter|restore|exit_[a-z0-9_]+) ' 
 
 ! grep -qE '^[[:space:]]*not ok ' <<< "$results" || fail "a case failed (see above)"
 kasan=
-dmesg | grep -q 'KernelAddressSanitizer initialized' && kasan=1
+kasan && kasan=1
 for c in asi_runs_restricted asi_sensitive_read_exits asi_genuine_fault_handled \
 	asi_mm_switch_exits asi_lazy_tlb_exits asi_irq_restores asi_nmi_restores \
 	asi_cr3_users_stay_restricted asi_cr3_fast_is_stable asi_guest_exit_agrees \

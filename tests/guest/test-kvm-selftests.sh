@@ -98,7 +98,7 @@ out=$(( $(vmstat asi_vmexit_elsewhere) + 0 - out0 ))
 echo "VM exits: $in back in the VM's space, $out elsewhere"
 if [ "$ASI_EXPECT" != on ]; then
 	[ "$in" = 0 ] && [ "$out" = 0 ] || fail "VM exits counted with ASI off"
-elif dmesg | grep -q 'KernelAddressSanitizer initialized'; then
+elif kasan; then
 	# KASAN's shadow is not in restricted spaces: KVM's instrumented code
 	# exits before entries (see test-kvm.sh).
 	echo "PASS (KASAN: where VM exits land is not checked)"
