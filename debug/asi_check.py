@@ -984,7 +984,8 @@ def main(argv: list) -> None:
     print(f"{'class':<12} {'pages':>9} {'size':>11}")
     for cls in CLASSES:
         n = scan.pages[cls]
-        if n or cls not in ("user", "other"):
+        # Pages in slots have their own line below.
+        if n or cls not in ("user", "local map", "other"):
             print(f"{cls:<12} {n:>9} {human(n << PAGE_SHIFT):>11}")
     what = "in sensitive blocks" if mode == "freelist" else "without PG_asi_nonsensitive"
     print(f"reserved exemption: {scan.exempt} PageReserved pages {what} mapped through the "
