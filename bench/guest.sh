@@ -2,8 +2,8 @@
 # Runs inside the guest for `make bench`: the in-kernel alloc/free
 # microbenchmark (<debugfs>/asi/alloc_bench), stress-ng memory and
 # syscall-heavy stressors one at a time for throughput and the restricted
-# spaces' enters and exits per stressor, a KVM guest's round trips to user
-# space the same way, then the memory stressors together
+# spaces' enters and exits per stressor, reads of a tmpfs file and a KVM
+# guest's round trips to user space the same way, then the memory stressors together
 # under memory pressure for OOM kills and TLB flushes. Writes "key value" lines to $BENCH_OUT (default
 # $ASI_OUT/bench.txt). BENCH_PAGES, BENCH_ROUNDS, BENCH_SECONDS (pressure;
 # each lone stressor gets a third of it) tune it.
@@ -81,6 +81,27 @@ for st in vm mmap brk fork get null pipe sigq futex; do
 			print "top_exit_" st, $2, $3, $1; exit }' $sites >> "$out"
 	fi
 done
+
+# Reads from the page cache: dd reading a tmpfs file into its buffer in
+# 64 KiB read()s, for as long as a lone stressor runs; the "ops" are pages
+# read (16,384 per dd, so that its start-up weighs little).
+file=/tmp/read.bench
+if dd if=/dev/zero of=$file bs=1M count=64 status=none; then
+	before=$(counts)
+	ops=0 start=$(date +%s%N) stop=$((EPOCHSECONDS + per))
+	while :; do
+		dd if=$file of=/dev/null bs=64k status=none || die "dd of $file failed"
+		ops=$((ops + 16384))
+		[ "$EPOCHSECONDS" -lt "$stop" ] || break
+	done
+	ms=$(( ($(date +%s%N) - start) / 1000000 ))
+	after=$(counts)
+	rm -f $file
+	rate=$(awk -v n=$ops -v ms=$ms 'BEGIN { printf "%.2f", n * 1000 / ms }')
+	record read "$rate" "$ops" "pages read" "$before" "$after"
+else
+	die "cannot write $file"
+fi
 
 # KVM: a real-mode guest's I/O exits (tests/guest/kvm-hello.c), each a
 # round trip to user space, for as long as a lone stressor runs: the "ops"

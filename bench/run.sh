@@ -72,7 +72,7 @@ per_op() {	# stressor, key: freelist's count per bogo-op
 	awk -v x="$(get freelist "stress_$1_$2")" -v n="$(get freelist "stress_$1_ops")" \
 		'BEGIN { if (n > 0 && x != "") printf "%.2f", x / n; else print "n/a" }'
 }
-for st in vm mmap brk fork get null pipe sigq futex kvm; do
+for st in vm mmap brk fork get null pipe sigq futex read kvm; do
 	off=$(get off "stress_${st}_ops_per_sec") pf=$(get pageflag "stress_${st}_ops_per_sec")
 	fl=$(get freelist "stress_${st}_ops_per_sec")
 	printf '%-7s %10s %10s %10s %13s %13s %11s %11s %11s %11s\n' "$st" "$off" "$pf" "$fl" \
@@ -80,7 +80,8 @@ for st in vm mmap brk fork get null pipe sigq futex kvm; do
 		"$(per_op $st fault_exits)" "$(per_op $st switch_exits)" "$(per_op $st flushes)"
 done
 echo "(goal: asi=on/asi=off >= 0.95 for each stressor; exits and flushes are those of freelist mode;"
-echo " kvm: a real-mode KVM guest's I/O exits, each a round trip to user space)"
+echo " read: pages dd reads from a tmpfs file; kvm: a real-mode KVM guest's I/O exits, each a"
+echo " round trip to user space)"
 echo
 echo "each stressor's most frequent page-fault exit in freelist mode (region, site, count):"
 for st in vm mmap brk fork get null pipe sigq futex; do

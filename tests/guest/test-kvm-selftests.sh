@@ -37,11 +37,24 @@ tests=(
 	x86_64/hyperv_svm_test
 )
 
-# A guest-side deadline in TSC ticks, about a second on hardware: under TCG,
-# nested, a loaded host can miss it (it did once, in a pageflag boot, on
-# 2026-12-06). A test here that fails is run once more; a second failure
-# counts, and a pass on the second try is said.
-timing_bound=(x86_64/xapic_ipi_test)
+# Tests that fail now and then under TCG whatever ASI does, and how: a test
+# here whose output has that text (a timeout never does) is run once more;
+# a second failure counts, and a pass on the second try is said.
+# - xapic_ipi_test: a guest-side deadline in TSC ticks, about a second on
+#   hardware, which a loaded host can miss nested under TCG (once, in a
+#   pageflag boot, on 2026-12-06).
+# - state_test: now and then its guest takes #UD on the first AVX
+#   instruction after its XSETBV (2026-12-06: 4 runs of 250 with asi=off,
+#   3 of 140 with asi=on, always there), as if TCG ran it with AVX off.
+declare -A tcg_flaky=(
+	[x86_64/xapic_ipi_test]="==== Test Assertion Failure"
+	[x86_64/state_test]="Unhandled exception '0x6'"
+)
+# An assertion's lines that are not its backtrace; the guest's own message
+# comes last.
+assertion() {
+	sed -n '/==== Test Assertion Failure/,$p' <<< "$1" | grep -E '^(====|  [^ 0-9])' | head -8
+}
 
 # tests/run.sh builds what this runs.
 if [ "${1:-}" = --binaries ]; then
@@ -75,17 +88,19 @@ for t in "${tests[@]}"; do
 	fi
 	out=$(timeout -k 5 120 "$dir/$t" 2>&1 < /dev/null)
 	rc=$?
-	if [ $rc != 0 ] && [[ " ${timing_bound[*]} " == *" $t "* ]]; then
-		grep -A1 '==== Test Assertion Failure' <<< "$out" | sed 's/^/    first try: /'
+	if [ $rc != 0 ] && [ $rc != 124 ] && [ -n "${tcg_flaky[$t]:-}" ] &&
+	   grep -qF "${tcg_flaky[$t]}" <<< "$out"; then
+		echo "    first try: exit $rc"
+		assertion "$out" | sed 's/^/    first try: /'
 		out=$(timeout -k 5 120 "$dir/$t" 2>&1 < /dev/null)
 		rc=$?
-		[ $rc = 0 ] && echo "    $t passed on its second try (timing-bound under TCG)"
+		[ $rc = 0 ] && echo "    $t passed on its second try (flaky under TCG)"
 	fi
 	if [ $rc = 0 ]; then
 		echo "ok $t"
 	else
-		{ grep -A3 -E '==== Test Assertion Failure|^not ok' <<< "$out" || tail -3 <<< "$out"; } |
-			head -6 | sed 's/^/    /'
+		{ grep -q '==== Test Assertion Failure' <<< "$out" && assertion "$out" ||
+			grep -A3 '^not ok' <<< "$out" || tail -3 <<< "$out"; } | sed 's/^/    /'
 		echo "not ok $t (exit $rc)"
 		failed=$((failed + 1))
 	fi
