@@ -3,10 +3,11 @@
 # microbenchmark (<debugfs>/asi/alloc_bench), stress-ng memory and
 # syscall-heavy stressors one at a time for throughput and the restricted
 # spaces' enters and exits per stressor, reads of a tmpfs file and a KVM
-# guest's round trips to user space the same way, then the memory stressors together
-# under memory pressure for OOM kills and TLB flushes. Writes "key value" lines to $BENCH_OUT (default
-# $ASI_OUT/bench.txt). BENCH_PAGES, BENCH_ROUNDS, BENCH_SECONDS (pressure;
-# each lone stressor gets a third of it) tune it.
+# guest's round trips to user space the same way, then the memory stressors
+# together under memory pressure for OOM kills and TLB flushes. Writes
+# "key value" lines to $BENCH_OUT (default $ASI_OUT/bench.txt).
+# BENCH_PAGES, BENCH_ROUNDS, BENCH_SECONDS (pressure; each lone stressor
+# gets a third of it) tune it.
 set -u
 out=${BENCH_OUT:-$ASI_OUT/bench.txt}
 pages=${BENCH_PAGES:-200000} rounds=${BENCH_ROUNDS:-3} secs=${BENCH_SECONDS:-20}
@@ -82,44 +83,40 @@ for st in vm mmap brk fork get null pipe sigq futex; do
 	fi
 done
 
-# Reads from the page cache: dd reading a tmpfs file into its buffer in
-# 64 KiB read()s, for as long as a lone stressor runs; the "ops" are pages
-# read (16,384 per dd, so that its start-up weighs little).
-file=/tmp/read.bench
-if dd if=/dev/zero of=$file bs=1M count=64 status=none; then
+# timed NAME UNIT OPS CMD...: runs CMD (at least once) for as long as a lone
+# stressor runs and records OPS per run of it.
+timed() {
+	local st=$1 unit=$2 each=$3 before after ops=0 start ms stop
+	shift 3
 	before=$(counts)
-	ops=0 start=$(date +%s%N) stop=$((EPOCHSECONDS + per))
+	start=$(date +%s%N) stop=$((EPOCHSECONDS + per))
 	while :; do
-		dd if=$file of=/dev/null bs=64k status=none || die "dd of $file failed"
-		ops=$((ops + 16384))
+		"$@" > /dev/null || die "$st: '$*' failed"
+		ops=$((ops + each))
 		[ "$EPOCHSECONDS" -lt "$stop" ] || break
 	done
 	ms=$(( ($(date +%s%N) - start) / 1000000 ))
 	after=$(counts)
-	rm -f $file
-	rate=$(awk -v n=$ops -v ms=$ms 'BEGIN { printf "%.2f", n * 1000 / ms }')
-	record read "$rate" "$ops" "pages read" "$before" "$after"
-else
-	die "cannot write $file"
-fi
+	record "$st" "$(awk -v n=$ops -v ms=$ms 'BEGIN { printf "%.2f", n * 1000 / ms }')" \
+		"$ops" "$unit" "$before" "$after"
+}
+
+# Reads from the page cache: dd reading a 64 MiB tmpfs file into its buffer,
+# the "ops" being pages read (16,384 per dd, so that its start-up weighs
+# little). 4 KiB reads copy through local mappings; 64 KiB reads, above
+# their 32 KiB cap, exit once each.
+file=/tmp/read.bench
+dd if=/dev/zero of=$file bs=1M count=64 status=none || die "cannot write $file"
+timed read4k "pages read" 16384 dd if=$file of=/dev/null bs=4k status=none
+timed read64k "pages read" 16384 dd if=$file of=/dev/null bs=64k status=none
+rm -f $file
 
 # KVM: a real-mode guest's I/O exits (tests/guest/kvm-hello.c), each a
-# round trip to user space, for as long as a lone stressor runs: the "ops"
-# (2,540 per process, so that process start-up weighs little).
+# round trip to user space: the "ops" (2,540 per process, so that process
+# start-up weighs little).
 kvm_bin=/tmp/kvm-hello.bench
 if [ -c /dev/kvm ] && gcc -O2 -pthread -o $kvm_bin "$(dirname "$0")/../tests/guest/kvm-hello.c"; then
-	before=$(counts)
-	ops=0 start=$(date +%s%N) stop=$(( $(date +%s) + per ))
-	# At least once, however short the run.
-	while :; do
-		$kvm_bin 254 10 > /dev/null || die "kvm-hello failed"
-		ops=$((ops + 254 * 10))
-		[ "$(date +%s)" -lt "$stop" ] || break
-	done
-	ms=$(( ($(date +%s%N) - start) / 1000000 ))
-	after=$(counts)
-	rate=$(awk -v n=$ops -v ms=$ms 'BEGIN { printf "%.2f", n * 1000 / ms }')
-	record kvm "$rate" "$ops" "I/O exits" "$before" "$after"
+	timed kvm "I/O exits" $((254 * 10)) $kvm_bin 254 10
 else
 	echo "stress kvm: skipped (no /dev/kvm, or gcc could not build kvm-hello)"
 fi

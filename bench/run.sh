@@ -66,22 +66,22 @@ echo "freelist/pageflag stress-ng (geomean of $stressors):  $(geo freelist pagef
 # Every stressor: asi=on/asi=off per allocator mode, and how often the
 # stressor's processes left their restricted spaces.
 echo
-printf '%-7s %10s %10s %10s %13s %13s %11s %11s %11s %11s\n' stressor "off/s" "pageflag/s" \
+printf '%-8s %10s %10s %10s %13s %13s %11s %11s %11s %11s\n' stressor "off/s" "pageflag/s" \
 	"freelist/s" "pageflag/off" "freelist/off" "exits/op" "faults/op" "switch/op" "flushes/op"
 per_op() {	# stressor, key: freelist's count per bogo-op
 	awk -v x="$(get freelist "stress_$1_$2")" -v n="$(get freelist "stress_$1_ops")" \
 		'BEGIN { if (n > 0 && x != "") printf "%.2f", x / n; else print "n/a" }'
 }
-for st in vm mmap brk fork get null pipe sigq futex read kvm; do
+for st in vm mmap brk fork get null pipe sigq futex read4k read64k kvm; do
 	off=$(get off "stress_${st}_ops_per_sec") pf=$(get pageflag "stress_${st}_ops_per_sec")
 	fl=$(get freelist "stress_${st}_ops_per_sec")
-	printf '%-7s %10s %10s %10s %13s %13s %11s %11s %11s %11s\n' "$st" "$off" "$pf" "$fl" \
+	printf '%-8s %10s %10s %10s %13s %13s %11s %11s %11s %11s\n' "$st" "$off" "$pf" "$fl" \
 		"$(ratio "$pf" "$off")" "$(ratio "$fl" "$off")" "$(per_op $st exits)" \
 		"$(per_op $st fault_exits)" "$(per_op $st switch_exits)" "$(per_op $st flushes)"
 done
 echo "(goal: asi=on/asi=off >= 0.95 for each stressor; exits and flushes are those of freelist mode;"
-echo " read: pages dd reads from a tmpfs file; kvm: a real-mode KVM guest's I/O exits, each a"
-echo " round trip to user space)"
+echo " read4k/read64k: pages dd reads from a tmpfs file 4/64 KiB at a time; kvm: a real-mode KVM"
+echo " guest's I/O exits, each a round trip to user space)"
 echo
 echo "each stressor's most frequent page-fault exit in freelist mode (region, site, count):"
 for st in vm mmap brk fork get null pipe sigq futex; do

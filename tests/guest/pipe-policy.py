@@ -7,19 +7,23 @@ maps a page only if all of it is the pipe's own data and the process may
 read all of that: a reader only while no other process ever took data out
 of the pipe (pipe_read() or splice()), a writer only while no other process
 ever wrote to it, and never a page that came from another pipe or that
-another pipe wrote to. Each case makes one read() or write() and reads
-/proc/vmstat's asi_local_map around it: 1 means the copy was mapped, 0 that
-it went through the direct map. A case that wants 1 may try three times (an
-interrupt that exits the space first makes the copy use the direct map).
+another pipe wrote to; nor in a read or write with more than 32 KiB to go.
+Each case makes one read() or write() and reads /proc/vmstat's
+asi_local_map around it: 1 means the copy was mapped (8 for a 32 KiB
+read), 0 that it went through the direct map. A case that wants a mapping
+may try three times (an interrupt that exits the space first makes the
+copy use the direct map).
 Prints one line per case, at the end, and exits 1 if any differs from the
 policy. Needs ASI on, a quiet system (the counter is global) and this
 process single-threaded (a multi-threaded process is never mapped).
 """
 import ctypes
+import fcntl
 import os
 import sys
 
 SIZE = 512
+PAGE = 4096
 lines = []
 failed = 0
 libc = ctypes.CDLL(None, use_errno=True)
@@ -121,6 +125,18 @@ def main() -> int:
     os.write(b_w, chunk)
     os.splice(b_r, a_w, SIZE)
     case("page another pipe wrote to, spliced back", lambda: os.read(a_r, SIZE), 0)
+
+    # Copies of up to 32 KiB go through local mappings page by page; one
+    # with more to go exits instead (each page mapped costs an
+    # invalidation). The destination is touched beforehand: a fault on it
+    # would exit (the new page is zeroed) and leave the rest unmapped.
+    r, w = pipe()
+    fcntl.fcntl(w, fcntl.F_SETPIPE_SZ, 64 * PAGE)
+    for _ in range(40):
+        os.write(w, b"y" * PAGE)
+    buf = bytearray(b"z" * 16 * PAGE)
+    case("a 64 KiB read, over the cap", lambda: os.readv(r, [buf]), 0)
+    case("a 32 KiB read", lambda: os.readv(r, [memoryview(buf)[:8 * PAGE]]), 8)
 
     print("\n".join(lines))
     return 1 if failed else 0
