@@ -3,7 +3,7 @@
 # It needs the kernel image mapped in the restricted spaces, which happens
 # after the boot-time KUnit run, so it runs here through KUnit's debugfs
 # files. Every case must pass; only the mm-switch, lazy-TLB, irq, both CR3,
-# local-map and probe cases may skip, and only under KASAN (their
+# local-map, local-copy and probe cases may skip, and only under KASAN (their
 # instrumented paths exit on KASAN's shadow first), and the NMI case on a
 # single CPU. The probe
 # case's counts of bytes read are shown.
@@ -43,7 +43,8 @@ for c in asi_runs_restricted asi_sensitive_read_exits asi_genuine_fault_handled 
 	asi_mm_switch_exits asi_lazy_tlb_exits asi_irq_restores asi_nmi_restores \
 	asi_cr3_users_stay_restricted asi_cr3_fast_is_stable asi_guest_exit_agrees \
 	asi_guest_entry_reloads \
-	asi_userspace_shares_user_half asi_local_map_stays asi_probe_reads_nonsensitive_only \
+	asi_userspace_shares_user_half asi_local_map_stays asi_local_copy_helpers \
+	asi_probe_reads_nonsensitive_only \
 	asi_transitions_flush_taints asi_pcid_bookkeeping; do
 	line=$(grep -E "^[[:space:]]*ok [0-9]+ $c( |$)" <<< "$results") ||
 		fail "no result for $c"
@@ -51,6 +52,7 @@ for c in asi_runs_restricted asi_sensitive_read_exits asi_genuine_fault_handled 
 	asi_mm_switch_exits:*"# SKIP"*KASAN* | asi_lazy_tlb_exits:*"# SKIP"*KASAN* | \
 	asi_irq_restores:*"# SKIP"*KASAN* | asi_cr3_users_stay_restricted:*"# SKIP"*KASAN* | \
 	asi_cr3_fast_is_stable:*"# SKIP"*KASAN* | asi_local_map_stays:*"# SKIP"*KASAN* | \
+	asi_local_copy_helpers:*"# SKIP"*KASAN* | \
 	asi_probe_reads_nonsensitive_only:*"# SKIP"*KASAN*)
 		[ -n "$kasan" ] || fail "$c skipped for KASAN without KASAN: $line" ;;
 	asi_nmi_restores:*"# SKIP"*"second CPU"*)
