@@ -8,12 +8,12 @@ read all of that: a reader only while no other process ever took data out
 of the pipe (pipe_read() or splice()), a writer only while no other process
 ever wrote to it, and never a page that came from another pipe or that
 another pipe wrote to; nor in a read or write with more than 32 KiB to go
-(the smaller of the buffer and what the pipe holds).
-Each case makes one read() or write() and reads /proc/vmstat's
-asi_local_map around it: 1 means the copy was mapped (1 per page for
-larger reads), 0 that it went through the direct map. A case that wants a mapping
-may try three times (an interrupt that exits the space first makes the
-copy use the direct map).
+(the smaller of the buffer and what the pipe holds). Each case makes one
+read() or write() and reads /proc/vmstat's asi_local_map around it: 1
+means the copy was mapped (1 per page for larger reads), 0 that it went
+through the direct map. A case that wants a mapping may try three times
+(an interrupt that exits the space first makes the copy use the direct
+map).
 Prints one line per case, at the end, and exits 1 if any differs from the
 policy. Needs ASI on, a quiet system (the counter is global) and this
 process single-threaded (a multi-threaded process is never mapped).
