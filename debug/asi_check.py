@@ -31,7 +31,8 @@ by where the leaf is:
               for one copy; no violation but a free page (0 pages once no
               copy is running)
   io          a page that is not RAM: pfn >= max_pfn, no struct page, or not
-              "System RAM" in /proc/iomem (ioremap, MMIO); attributes only
+              "System RAM" in /proc/iomem (ioremap, MMIO); attributes only,
+              and only uncached
   page table  a page that is itself one of the restricted page tables
 
 Violations, one per page unless said otherwise:
@@ -74,6 +75,12 @@ Violations, one per page unless said otherwise:
                                 slot, larger than 4K, user-accessible or
                                 global (it would outlive the switch to
                                 another space)
+  cacheable io mapped           (per leaf) an io page mapped with a cache
+                                mode other than UC or UC- (the kernel's PAT
+                                table, __pte2cachemode_tbl): a CPU may read
+                                it speculatively, and device memory can hold
+                                user data. MTRRs are not read: UC- under a
+                                write-combining MTRR passes here
   unreadable page table         (per table) a restricted table cannot be read
   nonsensitive block not mapped (freelist, per pageblock) not wholly mapped in
                                 the restricted direct map, each page to itself
@@ -144,9 +151,13 @@ NS_PAGE = "nonsensitive page not mapped"
 RESV_NS = "reserved page in nonsensitive block"
 USER_HALF = "user half not the mm's"
 LOCAL = "local-map slot misused"
-KINDS = (FREE, IMAGE, SENS, RESV_NS, NOPAGE, DIFF, UNMAPPED, USER_HALF, LOCAL, BADTABLE, NS_BLOCK,
-         NS_PAGE)
-UNITS = {DIFF: "leaf", UNMAPPED: "leaf", USER_HALF: "slot", LOCAL: "leaf", BADTABLE: "table"}
+CACHED_IO = "cacheable io mapped"
+KINDS = (FREE, IMAGE, SENS, RESV_NS, NOPAGE, DIFF, UNMAPPED, USER_HALF, LOCAL, CACHED_IO, BADTABLE,
+         NS_BLOCK, NS_PAGE)
+UNITS = {DIFF: "leaf", UNMAPPED: "leaf", USER_HALF: "slot", LOCAL: "leaf", CACHED_IO: "leaf",
+         BADTABLE: "table"}
+# enum page_cache_mode: the two a CPU makes no speculative load from.
+UC_MINUS, UC = 2, 3
 PLURAL = {"leaf": "leaves"}
 
 REGIONS = ("image", "vmalloc", "modules", "percpu", "direct map", "vmemmap", "entry area", "user",
@@ -239,7 +250,10 @@ class Scan:
         self.mm = MemMap(prog)
         self.tables = {}
         self.pt_pfns = set()
-        self.leaves = []          # (space, va, level, phys, region)
+        self.leaves = []          # (space, va, level, phys, region, attrs)
+        # By PTE bits PAT, PCD, PWT: whether the kernel's PAT layout makes
+        # the memory cacheable (__pte2cachemode_tbl).
+        self.cacheable = [int(m) not in (UC_MINUS, UC) for m in prog["__pte2cachemode_tbl"]]
         self.found = {}           # (kind index, space, va, x) -> (size, region, pfn, detail)
         self.nleaves = self.npages = 0
         self.pages = dict.fromkeys(CLASSES, 0)
@@ -356,7 +370,7 @@ class Scan:
             end = min(first + (size >> PAGE_SHIFT), self.mm.max_pfn)
             good = phys == (first << PAGE_SHIFT)
             self.direct[first:end] = (b"\1" if good else b"\2") * (end - first)
-        self.leaves.append((space, cva, level, phys, region))
+        self.leaves.append((space, cva, level, phys, region, attrs))
 
     def compare_under(self, sub, level, va, size, phys, attrs):
         """A restricted leaf over an unrestricted table: compare each
@@ -484,12 +498,18 @@ class Scan:
 
     def check_pages(self, verdicts):
         info, max_pfn, pages = self.info, self.mm.max_pfn, self.pages
-        for space, va, level, phys, region in self.leaves:
+        for space, va, level, phys, region, attrs in self.leaves:
             n = 1 << (9 * (level - 1))
+            cacheable = self.cacheable[(4 if attrs & PAT_4K else 0) | (2 if attrs & PCD else 0)
+                                       | (1 if attrs & PWT else 0)]
             for pva, pfn, pn, preg in self.pieces(va, phys >> PAGE_SHIFT, n, region):
                 table = verdicts[preg]
                 k = max(0, min(pn, max_pfn - pfn))
                 pages["io"] += pn - k
+                # Device memory must be uncached: checked per leaf piece.
+                if cacheable and (pn > k or AS_IO in info[pfn:pfn + k].translate(CLASS_OF)):
+                    self.add(CACHED_IO, space, pva, level, pn << PAGE_SHIFT, preg, pfn,
+                             f"{LEVEL_NAMES[level]} {phys:#x} {attr_names(attrs)}")
                 if not k:
                     continue
                 if k == 1:

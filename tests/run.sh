@@ -243,14 +243,16 @@ boot() {	# mode (on|off|invalid), kernel parameters, [asi_alloc mode]
 
 if [ "$suite" = lean ]; then
 	# The free-list shuffle on, as distributions build it (KUnit checks it).
-	boot on "asi=on asi_alloc=freelist page_alloc.shuffle=1" freelist
+	# asi_ioremap=uncached: TCG's CPU says it runs under a hypervisor, which
+	# keeps ioremap() areas out by default (the pageflag boot checks that).
+	boot on "asi=on asi_alloc=freelist page_alloc.shuffle=1 asi_ioremap=uncached" freelist
 	# 4-level paging (TCG's -cpu max has 5): the p4d is then the pgd entry,
 	# which the userspace class mirrors through set_p4d() instead. pti=on:
 	# asi=on wins, and asi=off leaves PTI alone. vsyscall=emulate: a user
 	# read of the vsyscall page exits (test-vsyscall-taint).
 	boot on "asi=on asi_alloc=pageflag no5lvl pti=on vsyscall=emulate" pageflag
 	boot off "asi=off pti=on kunit.enable=0"
-	boot invalid "asi=bogus asi_alloc=bogus kunit.enable=0"
+	boot invalid "asi=bogus asi_alloc=bogus asi_ioremap=bogus kunit.enable=0"
 	# make vmcore and make crash: one more boot (512 MiB), QEMU dumps it,
 	# crash and drgn read it back (tests/host/test-vmcore.sh).
 	note "booting for a dump"

@@ -2,7 +2,8 @@
 # The kernel reports the ASI state it was booted with: one boot line saying
 # whether ASI is on and why, /sys/kernel/mm/asi/enabled, and the cpu flag;
 # with ASI on, one line and alloc_mode naming the page allocator's mode
-# (ASI_ALLOC), and a bad asi_alloc= value is named in a warning; asi=on
+# (ASI_ALLOC), one line saying which ioremap() areas are mapped, and bad
+# asi_alloc= and asi_ioremap= values are named in warnings; asi=on
 # turns PTI off, in one line, and the ASI line says whether spaces get
 # PCIDs of their own.
 set -u
@@ -83,6 +84,26 @@ else
 fi
 if grep -qw 'asi_alloc=bogus' /proc/cmdline; then
 	dmesg | grep -q 'unknown value "bogus" for asi_alloc=' || fail "no warning naming the bad asi_alloc= value"
+fi
+# Which ioremap() areas restricted spaces map: uncached ones on bare metal or
+# with asi_ioremap=uncached, none by default under a hypervisor (the guest's
+# memory types may not hold), in one line.
+io_line=$(dmesg | grep -E 'ASI: (uncached )?ioremap\(\) areas')
+if [ $want = 1 ]; then
+	[ "$(echo "$io_line" | grep -c .)" = 1 ] || fail "expected one ioremap() line, got '$io_line'"
+	if grep -qw 'asi_ioremap=uncached' /proc/cmdline || ! grep -qw hypervisor /proc/cpuinfo; then
+		[[ $io_line == *"uncached ioremap() areas are mapped"* ]] ||
+			fail "uncached ioremap() areas should be mapped: '$io_line'"
+	else
+		[[ $io_line == *"are not mapped"*"asi_ioremap=uncached"* ]] ||
+			fail "under a hypervisor ioremap() areas should stay out, naming asi_ioremap=uncached: '$io_line'"
+	fi
+	echo "ioremap: $io_line"
+else
+	[ -z "$io_line" ] || fail "ioremap() line with ASI off: $io_line"
+fi
+if grep -qw 'asi_ioremap=bogus' /proc/cmdline; then
+	dmesg | grep -q 'unknown value "bogus" for asi_ioremap=' || fail "no warning naming the bad asi_ioremap= value"
 fi
 cat /sys/kernel/mm/asi/classes
 echo "PASS: ASI $ASI_EXPECT reported consistently"
