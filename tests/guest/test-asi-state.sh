@@ -89,15 +89,20 @@ fi
 # with asi_ioremap=uncached, none by default under a hypervisor (the guest's
 # memory types may not hold), in one line.
 io_line=$(dmesg | grep -E 'ASI: (uncached )?ioremap\(\) areas')
+io_param=$(grep -oE '(^| )asi_ioremap=[^ ]*' /proc/cmdline | tail -1 | cut -d= -f2)
 if [ $want = 1 ]; then
 	[ "$(echo "$io_line" | grep -c .)" = 1 ] || fail "expected one ioremap() line, got '$io_line'"
-	if grep -qw 'asi_ioremap=uncached' /proc/cmdline || ! grep -qw hypervisor /proc/cpuinfo; then
-		[[ $io_line == *"uncached ioremap() areas are mapped"* ]] ||
-			fail "uncached ioremap() areas should be mapped: '$io_line'"
-	else
-		[[ $io_line == *"are not mapped"*"asi_ioremap=uncached"* ]] ||
-			fail "under a hypervisor ioremap() areas should stay out, naming asi_ioremap=uncached: '$io_line'"
-	fi
+	case $io_param in
+	uncached) io_want="uncached ioremap() areas are mapped" ;;
+	none) io_want="are not mapped in restricted address spaces" ;;
+	*)	if grep -qw hypervisor /proc/cpuinfo; then
+			io_want="are not mapped*asi_ioremap=uncached"
+		else
+			io_want="uncached ioremap() areas are mapped"
+		fi ;;
+	esac
+	# shellcheck disable=SC2053 # io_want is a pattern
+	[[ $io_line == *$io_want* ]] || fail "ioremap() line '$io_line', want '$io_want'"
 	echo "ioremap: $io_line"
 else
 	[ -z "$io_line" ] || fail "ioremap() line with ASI off: $io_line"
