@@ -506,8 +506,10 @@ class Scan:
                 table = verdicts[preg]
                 k = max(0, min(pn, max_pfn - pfn))
                 pages["io"] += pn - k
+                chunk = info[pfn:pfn + k]
+                classes = chunk.translate(CLASS_OF)
                 # Device memory must be uncached: checked per leaf piece.
-                if cacheable and (pn > k or AS_IO in info[pfn:pfn + k].translate(CLASS_OF)):
+                if cacheable and (pn > k or AS_IO in classes):
                     self.add(CACHED_IO, space, pva, level, pn << PAGE_SHIFT, preg, pfn,
                              f"{LEVEL_NAMES[level]} {phys:#x} {attr_names(attrs)}")
                 if not k:
@@ -525,9 +527,7 @@ class Scan:
                     elif code:
                         self.add(KINDS[code - 2], space, pva, pfn, PAGE_SIZE, preg, pfn)
                     continue
-                chunk = info[pfn:pfn + k]
-                cls = chunk.translate(CLASS_OF)
-                io, pt = cls.count(AS_IO), cls.count(AS_PGTABLE)
+                io, pt = classes.count(AS_IO), classes.count(AS_PGTABLE)
                 pages["io"] += io
                 pages["page table"] += pt
                 pages[preg] += k - io - pt
