@@ -19,7 +19,9 @@ tasks    one line per task with a target (between asi_start() and
 counters asi_enter, asi_restore, the asi_exit_* and asi_flush_* vmstat
          counters.
 
-Checks: a restricted CPU runs a task whose target is that space; a target
+Checks: a restricted CPU runs a task whose target is that space, or a
+kernel thread in the userspace-class space of the mm it has loaded (a task
+that slept there left the CPU in it: "kept" in the cpus list); a target
 belongs to the mm the task runs on; a task in a critical section has a
 target. A live kernel keeps running while drgn reads it, so a CPU that
 switches meanwhile can show up as a mismatch: a failure is re-read once
@@ -83,7 +85,8 @@ def snapshot() -> dict:
         taints = per_cpu(prog["asi_taints"], cpu).value_() \
             if has(prog, "asi_taints") else None
         cpus[cpu] = (asi, task, as_asi(task.thread.asi_state.target),
-                     per_cpu(prog["asi_switching"], cpu).value_(), taints)
+                     per_cpu(prog["asi_switching"], cpu).value_(), taints,
+                     per_cpu(prog["cpu_tlbstate"], cpu).loaded_mm.value_())
     tasks = []
     for task in for_each_task(prog):
         state = task.thread.asi_state
@@ -92,10 +95,16 @@ def snapshot() -> dict:
     return {"cpus": cpus, "tasks": tasks}
 
 
+def kept(asi: Object, task: Object, loaded_mm: int) -> bool:
+    """Whether the CPU stays in a process's space for a kernel thread."""
+    return bool(asi) and not task.mm and asi.mm.value_() == loaded_mm and \
+        asi.class_id.value_() == prog.constant("ASI_CLASS_USERSPACE").value_()
+
+
 def violations(snap: dict) -> list:
     out = []
-    for cpu, (asi, task, target, _, _) in snap["cpus"].items():
-        if asi and target.value_() != asi.value_():
+    for cpu, (asi, task, target, _, _, loaded_mm) in snap["cpus"].items():
+        if asi and target.value_() != asi.value_() and not kept(asi, task, loaded_mm):
             out.append(f"cpu{cpu} runs in {asi.value_():#x} but its task "
                        f"{task.pid.value_()} targets {target.value_():#x}")
     for task, target, critical in snap["tasks"]:
@@ -129,9 +138,10 @@ def main(argv: list) -> None:
         bad = violations(snap)
 
     print(f"{'cpu':<5} {'space':<40} {'task':>7} {'switching':>9} taints")
-    for cpu, (asi, task, _, switching, taints) in snap["cpus"].items():
+    for cpu, (asi, task, _, switching, taints, loaded_mm) in snap["cpus"].items():
         print(f"{cpu:<5} {space_name(asi, classes):<40} {task.pid.value_():>7} {switching:>9} "
-              f"{'?' if taints is None else taint_names(taints)}")
+              f"{'?' if taints is None else taint_names(taints)}"
+              f"{' kept' if kept(asi, task, loaded_mm) else ''}")
     print(f"tasks with a target: {len(snap['tasks'])}")
     for task, target, critical in snap["tasks"]:
         print(f"  {task.pid.value_():>7} {task.comm.string_().decode():<16} "

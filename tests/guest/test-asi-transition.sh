@@ -3,13 +3,15 @@
 # It needs the kernel image mapped in the restricted spaces, which happens
 # after the boot-time KUnit run, so it runs here through KUnit's debugfs
 # files. Every case must pass; only the mm-switch, lazy-TLB, irq, both CR3,
-# local-map, local-copy and probe cases may skip, and only under KASAN (their
-# instrumented paths exit on KASAN's shadow first), and the NMI case on a
-# single CPU. The probe
-# case's counts of bytes read are shown.
-# Then debug/asi_transitions.py must find no CPU left in a test's space, the
-# counters /proc/vmstat shows and, while a process spins in user mode, a CPU
-# in that process's userspace-class space; with ASI off it must say so.
+# local-map, local-copy, kept-space and probe cases may skip, and only under
+# KASAN (their instrumented paths exit on KASAN's shadow first), and the NMI
+# and kept-space cases on a single CPU. The probe case's counts of bytes read
+# are shown. Then debug/asi_transitions.py must find no CPU left in a test's
+# space and the counters /proc/vmstat shows; a process sleeping 400 times on
+# one CPU must cause far fewer switch exits, and survive that CPU going
+# offline and back; and while a process spins in user mode, drgn must see a
+# CPU in that process's userspace-class space. With ASI off the script must
+# say so.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 vmlinux=${VMLINUX:?not in a vm/run.sh guest}
@@ -44,6 +46,7 @@ for c in asi_runs_restricted asi_sensitive_read_exits asi_genuine_fault_handled 
 	asi_cr3_users_stay_restricted asi_cr3_fast_is_stable asi_guest_exit_agrees \
 	asi_guest_entry_reloads \
 	asi_userspace_shares_user_half asi_local_map_stays asi_local_copy_helpers \
+	asi_switch_keeps_process_space \
 	asi_probe_reads_nonsensitive_only \
 	asi_transitions_flush_taints asi_pcid_bookkeeping; do
 	line=$(grep -E "^[[:space:]]*ok [0-9]+ $c( |$)" <<< "$results") ||
@@ -53,9 +56,11 @@ for c in asi_runs_restricted asi_sensitive_read_exits asi_genuine_fault_handled 
 	asi_irq_restores:*"# SKIP"*KASAN* | asi_cr3_users_stay_restricted:*"# SKIP"*KASAN* | \
 	asi_cr3_fast_is_stable:*"# SKIP"*KASAN* | asi_local_map_stays:*"# SKIP"*KASAN* | \
 	asi_local_copy_helpers:*"# SKIP"*KASAN* | \
+	asi_switch_keeps_process_space:*"# SKIP"*KASAN* | \
 	asi_probe_reads_nonsensitive_only:*"# SKIP"*KASAN*)
 		[ -n "$kasan" ] || fail "$c skipped for KASAN without KASAN: $line" ;;
-	asi_nmi_restores:*"# SKIP"*"second CPU"*)
+	asi_nmi_restores:*"# SKIP"*"second CPU"* | \
+	asi_switch_keeps_process_space:*"# SKIP"*"second CPU"*)
 		[ "$(nproc)" = 1 ] || fail "$c skipped with $(nproc) CPUs: $line" ;;
 	*"# SKIP"*) fail "$c skipped: $line" ;;
 	esac
@@ -78,10 +83,38 @@ done
 # Every exit after user mode ran flushes its predictor training.
 [ "$(vmstat asi_flush_rsb)" -gt 0 ] || fail "no RSB fill counted"
 
+# A process that sleeps while its CPU idles leaves the CPU in its space: the
+# switches to the idle task and back cost no exit. Far fewer switch exits
+# than sleeps, whatever else the guest does meanwhile.
+n=400
+s0=$(vmstat asi_exit_switch)
+taskset -c "$(( $(nproc) - 1 ))" /usr/bin/python3 -c "import time
+for _ in range($n): time.sleep(0.002)" || fail "the sleeping process failed"
+sw=$(( $(vmstat asi_exit_switch) - s0 ))
+echo "$n sleeps of a process: $sw switch exits"
+[ "$sw" -lt $((n / 4)) ] || fail "$sw switch exits for $n sleeps: a sleep left the process's space"
+
+# CPU hotplug: the CPU such a process sleeps on goes offline and comes back,
+# three times (cpu_disable_common() leaves a space the stopper kept). The
+# process goes on elsewhere; the console must stay free of splats.
+last=$(( $(nproc) - 1 ))
+online=/sys/devices/system/cpu/cpu$last/online
+if [ "$last" -ge 1 ] && [ -w "$online" ]; then
+	taskset -c "$last" /usr/bin/python3 -c "import time
+for _ in range(300): time.sleep(0.002)" &
+	sleeper=$!
+	for _ in 1 2 3; do
+		sleep 0.3
+		echo 0 > "$online" || fail "cannot take CPU $last offline"
+		echo 1 > "$online" || fail "cannot bring CPU $last back online"
+	done
+	wait $sleeper || fail "the sleeping process failed across CPU hotplug"
+	echo "CPU $last offline and back three times under a sleeping process"
+fi
+
 # The userspace class: user mode runs in the process's own space. The
 # spinner has the last CPU, drgn the others; a tick can catch the spinner in
 # the kernel, so a few tries.
-last=$(( $(nproc) - 1 ))
 if [ "$last" -lt 1 ]; then
 	echo "one CPU: the spinning-process check needs two"
 	echo "PASS"
