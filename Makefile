@@ -38,7 +38,7 @@ help:
 	@echo "make crash         read build/vmcore with crash (debug/crash-asi.cmd) and drgn (per-CPU state, free lists)"
 	@echo "make test          everything: builds, KUnit, guest tests in four boots, a dump in a fifth; 'N passed, N failed'"
 	@echo "make test-distro   distro-like kernel (NUMA, hotplug, swap, hugetlbfs, modules, KASAN, ...): both modes (DISTRO_ALLOC=freelist: one)"
-	@echo "make bench         asi=off vs asi_alloc=pageflag vs freelist: alloc/free rate, TLB flushes, stress-ng, KVM round trips"
+	@echo "make bench         its own kernel, asi=off vs asi_alloc=pageflag vs freelist: alloc/free rate, TLB flushes, stress-ng, system calls, KVM round trips"
 
 deps:
 	@scripts/deps.sh
@@ -93,10 +93,11 @@ test: kernel
 test-distro: tree
 	@tests/run.sh distro
 
-bench: kernel
+bench: tree
+	@scripts/kernel.sh bench
 	@bench/run.sh
 
 clean:
 	rm -rf build/out-asi build/out-noasi build/out-distro build/out-series-min-asi \
-		build/out-series-noasi build/series build/series-tree build/selftests-x86 build/selftests-mm build/selftests-kvm build/vm build/test build/test-distro build/bench build/stress build/compare \
+		build/out-series-noasi build/out-bench build/series build/series-tree build/selftests-x86 build/selftests-mm build/selftests-kvm build/vm build/test build/test-distro build/bench build/stress build/compare \
 		build/vmcore

@@ -2,15 +2,18 @@
 # Runs inside the guest for `make bench`: the in-kernel alloc/free
 # microbenchmark (<debugfs>/asi/alloc_bench), stress-ng memory and
 # syscall-heavy stressors one at a time for throughput and the restricted
-# spaces' enters and exits per stressor, reads of a tmpfs file and a KVM
-# guest's round trips to user space the same way, then the memory stressors
-# together under memory pressure for OOM kills and TLB flushes. Writes
+# spaces' enters and exits per stressor, reads of a tmpfs file, the smallest
+# system calls (bench/syscalls.c) and a KVM guest's round trips to user
+# space the same way, then the memory stressors together under memory
+# pressure for OOM kills and TLB flushes. Writes
 # "key value" lines to $BENCH_OUT (default $ASI_OUT/bench.txt).
 # BENCH_PAGES, BENCH_ROUNDS, BENCH_SECONDS (pressure; each lone stressor
-# gets a third of it) tune it.
+# run gets a third of it) and BENCH_REPEATS (runs of each lone stressor,
+# the best counted) tune it.
 set -u
 out=${BENCH_OUT:-$ASI_OUT/bench.txt}
 pages=${BENCH_PAGES:-200000} rounds=${BENCH_ROUNDS:-3} secs=${BENCH_SECONDS:-20}
+repeats=${BENCH_REPEATS:-3}
 per=$(( secs / 3 > 0 ? secs / 3 : 1 ))
 knob=/sys/kernel/debug/asi/alloc_bench
 sites=/sys/kernel/debug/asi/fault_exits
@@ -63,42 +66,62 @@ echo "flushes_per_million_frees $((flushes * 1000000 / (pages * rounds)))" >> "$
 
 # Throughput: each stressor alone (stressors run together only trade CPU
 # time with each other), with the bogo-ops done and the restricted spaces'
-# enters and exits meanwhile.
+# enters and exits meanwhile; the best of $repeats runs, as above, and the
+# counts of that run. vm and mmap map 16 and 4 MiB rather than their
+# default 256 MiB, which under TCG takes longer to fault in than a run
+# lasts: they would report no bogo-op at all.
+declare -A args=([vm]="--vm-bytes 16M" [mmap]="--mmap-bytes 4M")
 for st in vm mmap brk fork get null pipe sigq futex; do
-	[ -w $sites ] && echo 0 > $sites
-	before=$(counts)
-	log=$(stress-ng --temp-path /tmp --timeout "${per}s" --metrics-brief \
-		--$st 1 2>&1)
-	after=$(counts)
-	# metrics-brief: "... metrc: [pid] <stressor> <ops> <real s> <usr> <sys> <ops/s real> ..."
-	ops=$(echo "$log" | awk -v st=$st '/metrc:/ && $4 == st && $5 ~ /^[0-9]+$/ { print $5 }')
-	rate=$(echo "$log" | awk -v st=$st '/metrc:/ && $4 == st && $5 ~ /^[0-9]+$/ { printf "%.2f", $9 }')
-	[ -n "$rate" ] || { echo "$log"; die "no bogo-ops rate for $st"; }
-	record $st "$rate" "$ops" bogo-ops "$before" "$after"
-	# Where its page-fault exits came from: the top site, by region and code.
-	if [ -r $sites ]; then
-		cat $sites
-		awk -v st=$st '/^top sites:/ { if ((getline) > 0 && NF >= 3)
-			print "top_exit_" st, $2, $3, $1; exit }' $sites >> "$out"
+	best=() bestrate=-1
+	for _ in $(seq "$repeats"); do
+		[ -w $sites ] && echo 0 > $sites
+		before=$(counts)
+		# shellcheck disable=SC2086 # the extra arguments are words
+		log=$(stress-ng --temp-path /tmp --timeout "${per}s" --metrics-brief \
+			--$st 1 ${args[$st]:-} 2>&1)
+		after=$(counts)
+		# metrics-brief: "... metrc: [pid] <stressor> <ops> <real s> <usr> <sys> <ops/s real> ..."
+		ops=$(echo "$log" | awk -v st=$st '/metrc:/ && $4 == st && $5 ~ /^[0-9]+$/ { print $5 }')
+		rate=$(echo "$log" | awk -v st=$st '/metrc:/ && $4 == st && $5 ~ /^[0-9]+$/ { printf "%.2f", $9 }')
+		[ -n "$rate" ] || { echo "$log"; die "no bogo-ops rate for $st"; }
+		echo "stress $st: run at $rate bogo-ops/s"
+		if awk -v a="$rate" -v b="$bestrate" 'BEGIN { exit !(a > b) }'; then
+			bestrate=$rate best=("$rate" "$ops" "$before" "$after")
+			# Where its page-fault exits came from: the top site, by region and code.
+			[ -r $sites ] && top=$(cat $sites)
+		fi
+	done
+	record $st "${best[0]}" "${best[1]}" bogo-ops "${best[2]}" "${best[3]}"
+	if [ -n "${top:-}" ]; then
+		echo "$top"
+		echo "$top" | awk -v st=$st '/^top sites:/ { if ((getline) > 0 && NF >= 3)
+			print "top_exit_" st, $2, $3, $1; exit }' >> "$out"
 	fi
+	top=
 done
 
 # timed NAME UNIT OPS CMD...: runs CMD (at least once) for as long as a lone
-# stressor runs and records OPS per run of it.
+# stressor runs and records OPS per run of it; the best of $repeats.
 timed() {
-	local st=$1 unit=$2 each=$3 before after ops=0 start ms stop
+	local st=$1 unit=$2 each=$3 before after ops start ms stop rate best=() bestrate=-1
 	shift 3
-	before=$(counts)
-	start=$(date +%s%N) stop=$((EPOCHSECONDS + per))
-	while :; do
-		"$@" > /dev/null || die "$st: '$*' failed"
-		ops=$((ops + each))
-		[ "$EPOCHSECONDS" -lt "$stop" ] || break
+	for _ in $(seq "$repeats"); do
+		before=$(counts) ops=0
+		start=$(date +%s%N) stop=$((EPOCHSECONDS + per))
+		while :; do
+			"$@" > /dev/null || die "$st: '$*' failed"
+			ops=$((ops + each))
+			[ "$EPOCHSECONDS" -lt "$stop" ] || break
+		done
+		ms=$(( ($(date +%s%N) - start) / 1000000 ))
+		after=$(counts)
+		rate=$(awk -v n=$ops -v ms=$ms 'BEGIN { printf "%.2f", n * 1000 / ms }')
+		echo "stress $st: run at $rate $unit/s"
+		if awk -v a="$rate" -v b="$bestrate" 'BEGIN { exit !(a > b) }'; then
+			bestrate=$rate best=("$rate" "$ops" "$before" "$after")
+		fi
 	done
-	ms=$(( ($(date +%s%N) - start) / 1000000 ))
-	after=$(counts)
-	record "$st" "$(awk -v n=$ops -v ms=$ms 'BEGIN { printf "%.2f", n * 1000 / ms }')" \
-		"$ops" "$unit" "$before" "$after"
+	record "$st" "${best[0]}" "${best[1]}" "$unit" "${best[2]}" "${best[3]}"
 }
 
 # Reads from the page cache: dd reading a 64 MiB tmpfs file into its buffer,
@@ -110,6 +133,17 @@ dd if=/dev/zero of=$file bs=1M count=64 status=none || die "cannot write $file"
 timed read4k "pages read" 16384 dd if=$file of=/dev/null bs=4k status=none
 timed read64k "pages read" 16384 dd if=$file of=/dev/null bs=64k status=none
 rm -f $file
+
+# The smallest system calls (bench/syscalls.c): getppid() for what ASI adds
+# to every system call, a 512-byte write and read of a pipe of the caller's
+# own for what two copies through a local mapping add to that.
+sys_bin=/tmp/syscalls.bench
+if gcc -O2 -o $sys_bin "$(dirname "$0")/syscalls.c"; then
+	timed getppid calls 100000 $sys_bin getppid 100000
+	timed pipe1 "writes+reads" 20000 $sys_bin pipe 20000
+else
+	echo "stress getppid, pipe1: skipped (gcc could not build bench/syscalls.c)"
+fi
 
 # KVM: a real-mode guest's I/O exits (tests/guest/kvm-hello.c), each a
 # round trip to user space: the "ops" (2,540 per process, so that process

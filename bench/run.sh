@@ -1,17 +1,21 @@
 #!/bin/bash
-# `make bench`: one kernel, three boots (asi=off, asi=on asi_alloc=pageflag,
-# asi=on asi_alloc=freelist), bench/guest.sh in each; prints a table and the
-# ratios against the goals, then every stressor's asi=on/asi=off ratio and
-# its exits from restricted spaces per bogo-op (all, page faults, switches). A benchmark, not a test: it fails only when a
+# `make bench`: one kernel (the bench variant, configs/bench.config), three
+# boots (asi=off, asi=on asi_alloc=pageflag, asi=on asi_alloc=freelist),
+# bench/guest.sh in each; then bench/report.sh prints the tables and the
+# ratios against the goals. A benchmark, not a test: it fails only when a
 # boot does not report. Results and logs go to build/bench/.
 set -uo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
 cd "$TOP" || exit 1
 
-for v in BENCH_PAGES BENCH_ROUNDS BENCH_SECONDS BENCH_TIMEOUT; do
+for v in BENCH_PAGES BENCH_ROUNDS BENCH_REPEATS BENCH_SECONDS BENCH_TIMEOUT; do
 	[[ ${!v:-1} =~ ^[1-9][0-9]*$ ]] || die "$v must be a positive whole number, not '${!v}'"
 done
 
+# The bench variant (configs/bench.config): the test kernel's debugging
+# would weigh on every mode alike and hide what ASI costs.
+kernel=$BUILD/out-bench/arch/x86/boot/bzImage
+[ -f "$kernel" ] || die "no kernel at $kernel: run 'scripts/kernel.sh bench' (make bench does)"
 runs=$BUILD/bench
 rm -rf "$runs"
 mkdir -p "$runs"
@@ -23,71 +27,14 @@ declare -A param=([off]="asi=off" [pageflag]="asi=on asi_alloc=pageflag asi_iore
 
 for m in "${modes[@]}"; do
 	note "bench: booting with ${param[$m]}"
-	vm/run.sh --out "$runs/$m" --timeout "${BENCH_TIMEOUT:-1200}" \
+	vm/run.sh --kernel "$kernel" --out "$runs/$m" --timeout "${BENCH_TIMEOUT:-1200}" \
 		--append "${param[$m]} kunit.enable=0" -- \
 		env BENCH_PAGES="${BENCH_PAGES:-200000}" BENCH_ROUNDS="${BENCH_ROUNDS:-3}" \
+		BENCH_REPEATS="${BENCH_REPEATS:-3}" \
 		BENCH_SECONDS="${BENCH_SECONDS:-20}" bench/guest.sh \
 		> "$runs/$m.stdout" 2>&1 ||
 		die "bench: the ${param[$m]} boot failed (see $runs/$m.stdout, $runs/$m/console.log)"
 	[ -s "$runs/$m/bench.txt" ] || die "bench: no results from the ${param[$m]} boot"
 done
 
-get() { awk -v k="$2" '$1 == k { print $2 }' "$runs/$1/bench.txt"; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
-stressors="vm mmap brk fork"
-# Geometric mean over the lone stressors of mode $1's rate over mode $2's.
-geo() {
-	local st args=
-	for st in $stressors; do
-		args="$args $(get "$1" "stress_${st}_ops_per_sec") $(get "$2" "stress_${st}_ops_per_sec")"
-	done
-	# A stressor that did no bogo-op in one mode makes the mean meaningless.
-	echo "$args" | awk '{ s = 0; n = 0; for (i = 1; i < NF; i += 2) {
-			if ($i <= 0 || $(i + 1) <= 0) { print "n/a (a stressor did no bogo-op)"; exit }
-			s += log($i / $(i + 1)); n++ }
-		if (n) printf "%.2f", exp(s / n); else print "n/a" }'
-}
-
-printf '%-9s %13s %12s' mode "alloc+free/s" "flushes/1e6"
-for st in $stressors; do printf ' %9s' "$st/s"; done
-printf ' %10s %15s %10s\n' "OOM kills" "pressure flush" "queue hwm"
-for m in "${modes[@]}"; do
-	printf '%-9s %13s %12s' "$m" "$(get $m alloc_free_pages_per_sec)" "$(get $m flushes_per_million_frees)"
-	for st in $stressors; do printf ' %9s' "$(get $m "stress_${st}_ops_per_sec")"; done
-	printf ' %10s %15s %10s\n' "$(get $m pressure_oom_kills)" \
-		"$(get $m pressure_asi_tlb_flushes)" "$(get $m pageflag_queue_hwm)"
-done
-fl=$(get freelist alloc_free_pages_per_sec)
-echo
-echo "freelist/asi=off alloc+free:  $(ratio "$fl" "$(get off alloc_free_pages_per_sec)") (goal >= 0.97)"
-echo "freelist/pageflag alloc+free: $(ratio "$fl" "$(get pageflag alloc_free_pages_per_sec)") (goal >= 3)"
-echo "freelist flushes per 10^6 frees: $(get freelist flushes_per_million_frees) (goal <= 1000)"
-echo "freelist/asi=off stress-ng (geomean of $stressors):   $(geo freelist off)"
-echo "freelist/pageflag stress-ng (geomean of $stressors):  $(geo freelist pageflag)"
-
-# Every stressor: asi=on/asi=off per allocator mode, and how often the
-# stressor's processes left their restricted spaces.
-echo
-printf '%-8s %10s %10s %10s %13s %13s %11s %11s %11s %11s\n' stressor "off/s" "pageflag/s" \
-	"freelist/s" "pageflag/off" "freelist/off" "exits/op" "faults/op" "switch/op" "flushes/op"
-per_op() {	# stressor, key: freelist's count per bogo-op
-	awk -v x="$(get freelist "stress_$1_$2")" -v n="$(get freelist "stress_$1_ops")" \
-		'BEGIN { if (n > 0 && x != "") printf "%.2f", x / n; else print "n/a" }'
-}
-for st in vm mmap brk fork get null pipe sigq futex read4k read64k kvm; do
-	off=$(get off "stress_${st}_ops_per_sec") pf=$(get pageflag "stress_${st}_ops_per_sec")
-	fl=$(get freelist "stress_${st}_ops_per_sec")
-	printf '%-8s %10s %10s %10s %13s %13s %11s %11s %11s %11s\n' "$st" "$off" "$pf" "$fl" \
-		"$(ratio "$pf" "$off")" "$(ratio "$fl" "$off")" "$(per_op $st exits)" \
-		"$(per_op $st fault_exits)" "$(per_op $st switch_exits)" "$(per_op $st flushes)"
-done
-echo "(goal: asi=on/asi=off >= 0.95 for each stressor; exits and flushes are those of freelist mode;"
-echo " read4k/read64k: pages dd reads from a tmpfs file 4/64 KiB at a time; kvm: a real-mode KVM"
-echo " guest's I/O exits, each a round trip to user space)"
-echo
-echo "each stressor's most frequent page-fault exit in freelist mode (region, site, count):"
-for st in vm mmap brk fork get null pipe sigq futex; do
-	awk -v k="top_exit_$st" -v st="$st" '$1 == k { printf "  %-7s %-10s %s (%s)\n", st, $2, $3, $4 }' \
-		"$runs/freelist/bench.txt"
-done
-echo "results: $runs"
+"$TOP/bench/report.sh"

@@ -6,6 +6,7 @@
 #   min-asi - build-only: min + ASI and its KUnit tests (check-series.sh)
 #   distro  - asi + what a distribution kernel has (NUMA, hotplug, swap,
 #             hugetlbfs, modules, ...) and KASAN/DEBUG_PAGEALLOC (make test-distro)
+#   bench   - base + ASI without the debugging (make bench)
 # OUT=dir builds elsewhere (e.g. to keep another build's output).
 # Fails, naming them, if options the fragments ask for did not survive.
 set -euo pipefail
@@ -17,7 +18,8 @@ asi)     frags=(base debug asi) ;;
 noasi)   frags=(min noasi) ;;
 min-asi) frags=(min asi) ;;
 distro)  frags=(base debug asi distro) ;;
-*) die "unknown kernel variant '$variant' (expected asi, noasi, min-asi or distro)" ;;
+bench)   frags=(base asi bench) ;;
+*) die "unknown kernel variant '$variant' (expected asi, noasi, min-asi, distro or bench)" ;;
 esac
 [ -f "$SRC/Makefile" ] || die "no kernel tree in $SRC: run 'make tree' first"
 
