@@ -18,17 +18,20 @@ per=$(( secs / 3 > 0 ? secs / 3 : 1 ))
 knob=/sys/kernel/debug/asi/alloc_bench
 sites=/sys/kernel/debug/asi/fault_exits
 die() { echo "bench: $*" >&2; exit 1; }
+for v in pages rounds secs repeats; do
+	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "$v must be a positive whole number, not '${!v}'"
+done
 [ -w $knob ] || die "$knob missing: is debugfs mounted and the kernel built with ASI?"
 vm() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
-# The sum of the vmstat counters whose names start with $1 (0 with ASI off):
-# all exits from restricted spaces (asi_exit_), all transition flushes
-# (asi_flush_: IBPB, RSB fill, L1D).
-vmsum() { awk -v p="^$1" '$1 ~ p { n += $2 } END { print n + 0 }' /proc/vmstat; }
-# What a lone stressor is measured by: enters into restricted spaces, exits
-# (all, page faults, mm switches) and transition flushes, on one line.
+# What a lone stressor is measured by, on one line: enters into restricted
+# spaces, exits (all, page faults, mm switches) and transition flushes
+# (asi_flush_: IBPB, RSB fill, L1D); 0 with ASI off. One process, so that
+# the harness adds little to what it counts.
 counts() {
-	echo "$(vmsum asi_enter) $(vmsum asi_exit_) $(vmsum asi_exit_page_fault)" \
-	     "$(vmsum asi_exit_switch) $(vmsum asi_flush_)"
+	awk '$1 ~ /^asi_enter/ { e += $2 } $1 ~ /^asi_exit_/ { x += $2 }
+	     $1 ~ /^asi_exit_page_fault/ { f += $2 } $1 ~ /^asi_exit_switch/ { w += $2 }
+	     $1 ~ /^asi_flush_/ { t += $2 }
+	     END { print e + 0, x + 0, f + 0, w + 0, t + 0 }' /proc/vmstat
 }
 # record NAME RATE OPS UNIT BEFORE AFTER: the lines make bench reads, from
 # counts() taken before and after the run.
@@ -67,31 +70,37 @@ echo "flushes_per_million_frees $((flushes * 1000000 / (pages * rounds)))" >> "$
 # Throughput: each stressor alone (stressors run together only trade CPU
 # time with each other), with the bogo-ops done and the restricted spaces'
 # enters and exits meanwhile; the best of $repeats runs, as above, and the
-# counts of that run. vm and mmap map 16 and 4 MiB rather than their
-# default 256 MiB, which under TCG takes longer to fault in than a run
-# lasts: they would report no bogo-op at all.
+# counts of that run; every run's rate goes to stress_<name>_runs. vm and
+# mmap map 16 and 4 MiB rather than their default 256 MiB, at which under
+# TCG asi=on vm did no bogo-op in a run, and mmap at most one in any mode.
 declare -A args=([vm]="--vm-bytes 16M" [mmap]="--mmap-bytes 4M")
 for st in vm mmap brk fork get null pipe sigq futex; do
 	best=() bestrate=-1
+	runs=
 	for _ in $(seq "$repeats"); do
-		[ -w $sites ] && echo 0 > $sites
 		before=$(counts)
+		# The sites from here to the stressor's end only, not the harness's.
+		[ -w $sites ] && echo 0 > $sites
 		# shellcheck disable=SC2086 # the extra arguments are words
 		log=$(stress-ng --temp-path /tmp --timeout "${per}s" --metrics-brief \
 			--$st 1 ${args[$st]:-} 2>&1)
+		sitelog=
+		[ -r $sites ] && sitelog=$(cat $sites)
 		after=$(counts)
 		# metrics-brief: "... metrc: [pid] <stressor> <ops> <real s> <usr> <sys> <ops/s real> ..."
 		ops=$(echo "$log" | awk -v st=$st '/metrc:/ && $4 == st && $5 ~ /^[0-9]+$/ { print $5 }')
 		rate=$(echo "$log" | awk -v st=$st '/metrc:/ && $4 == st && $5 ~ /^[0-9]+$/ { printf "%.2f", $9 }')
 		[ -n "$rate" ] || { echo "$log"; die "no bogo-ops rate for $st"; }
 		echo "stress $st: run at $rate bogo-ops/s"
+		runs="$runs $rate"
 		if awk -v a="$rate" -v b="$bestrate" 'BEGIN { exit !(a > b) }'; then
 			bestrate=$rate best=("$rate" "$ops" "$before" "$after")
 			# Where its page-fault exits came from: the top site, by region and code.
-			[ -r $sites ] && top=$(cat $sites)
+			top=$sitelog
 		fi
 	done
 	record $st "${best[0]}" "${best[1]}" bogo-ops "${best[2]}" "${best[3]}"
+	echo "stress_${st}_runs$runs" >> "$out"
 	if [ -n "${top:-}" ]; then
 		echo "$top"
 		echo "$top" | awk -v st=$st '/^top sites:/ { if ((getline) > 0 && NF >= 3)
@@ -103,7 +112,7 @@ done
 # timed NAME UNIT OPS CMD...: runs CMD (at least once) for as long as a lone
 # stressor runs and records OPS per run of it; the best of $repeats.
 timed() {
-	local st=$1 unit=$2 each=$3 before after ops start ms stop rate best=() bestrate=-1
+	local st=$1 unit=$2 each=$3 before after ops start ms stop rate best=() bestrate=-1 runs=
 	shift 3
 	for _ in $(seq "$repeats"); do
 		before=$(counts) ops=0
@@ -117,11 +126,13 @@ timed() {
 		after=$(counts)
 		rate=$(awk -v n=$ops -v ms=$ms 'BEGIN { printf "%.2f", n * 1000 / ms }')
 		echo "stress $st: run at $rate $unit/s"
+		runs="$runs $rate"
 		if awk -v a="$rate" -v b="$bestrate" 'BEGIN { exit !(a > b) }'; then
 			bestrate=$rate best=("$rate" "$ops" "$before" "$after")
 		fi
 	done
 	record "$st" "${best[0]}" "${best[1]}" "$unit" "${best[2]}" "${best[3]}"
+	echo "stress_${st}_runs$runs" >> "$out"
 }
 
 # Reads from the page cache: dd reading a 64 MiB tmpfs file into its buffer,

@@ -16,18 +16,20 @@ for m in "${modes[@]}"; do
 done
 
 get() { awk -v k="$2" '$1 == k { print $2 }' "$runs/$1/bench.txt"; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 stressors="vm mmap brk fork"
 # Geometric mean over the lone stressors of mode $1's rate over mode $2's.
 geo() {
-	local st args=
+	local st pairs=
 	for st in $stressors; do
-		args="$args $(get "$1" "stress_${st}_ops_per_sec") $(get "$2" "stress_${st}_ops_per_sec")"
+		pairs="$pairs $(get "$1" "stress_${st}_ops_per_sec"):$(get "$2" "stress_${st}_ops_per_sec")"
 	done
-	# A stressor that did no bogo-op in one mode makes the mean meaningless.
-	echo "$args" | awk '{ s = 0; n = 0; for (i = 1; i < NF; i += 2) {
-			if ($i <= 0 || $(i + 1) <= 0) { print "n/a (a stressor did no bogo-op)"; exit }
-			s += log($i / $(i + 1)); n++ }
+	# A stressor missing or without a bogo-op in either mode makes it meaningless.
+	echo "$pairs" | awk '{ s = 0; n = 0; for (i = 1; i <= NF; i++) {
+			split($i, r, ":")
+			if (r[1] == "" || r[2] == "" || r[1] <= 0 || r[2] <= 0) {
+				print "n/a (a stressor has no bogo-op rate)"; exit }
+			s += log(r[1] / r[2]); n++ }
 		if (n) printf "%.2f", exp(s / n); else print "n/a" }'
 }
 
@@ -61,7 +63,14 @@ per_op() {	# stressor, key: freelist's count per bogo-op
 per_sec() {	# stressor, key: freelist's count per second of its run
 	awk -v x="$(get freelist "stress_$1_$2")" -v n="$(get freelist "stress_$1_ops")" \
 		-v r="$(get freelist "stress_$1_ops_per_sec")" \
-		'BEGIN { if (n > 0 && x != "") printf "%.0f", x * r / n; else print "n/a" }'
+		'BEGIN { if (n > 0 && x != "" && r != "") printf "%.0f", x * r / n; else print "n/a" }'
+}
+# Mode $1's slowest run of stressor $2 over its fastest: how far one run
+# can be from another under TCG.
+spread() {
+	awk -v k="stress_$2_runs" '$1 == k && NF > 1 { lo = hi = $2
+			for (i = 3; i <= NF; i++) { if ($i < lo) lo = $i; if ($i > hi) hi = $i } }
+		END { if (hi > 0) printf "%.2f", lo / hi; else print "n/a" }' "$runs/$1/bench.txt"
 }
 for st in vm mmap brk fork get null pipe sigq futex read4k read64k getppid pipe1 kvm; do
 	off=$(get off "stress_${st}_ops_per_sec") pf=$(get pageflag "stress_${st}_ops_per_sec")
@@ -75,6 +84,13 @@ echo "(goal: asi=on/asi=off >= 0.95 for each stressor; exits and flushes are tho
 echo " read4k/read64k: pages dd reads from a tmpfs file 4/64 KiB at a time; getppid: calls;"
 echo " pipe1: 512-byte writes+reads of a pipe by one process; kvm: a real-mode KVM guest's I/O"
 echo " exits, each a round trip to user space)"
+echo
+echo "slowest run over fastest, per mode (the best run counts above):"
+printf '  %-8s %8s %8s %8s\n' stressor off pageflag freelist
+for st in vm mmap brk fork get null pipe sigq futex read4k read64k getppid pipe1 kvm; do
+	printf '  %-8s %8s %8s %8s\n' "$st" "$(spread off $st)" "$(spread pageflag $st)" \
+		"$(spread freelist $st)"
+done
 echo
 echo "each stressor's most frequent page-fault exit in freelist mode (region, site, count):"
 for st in vm mmap brk fork get null pipe sigq futex; do

@@ -6,6 +6,9 @@
  * its own and reads them back, N times, two copies through the kernel's
  * pipe buffer page (user data) and no context switch.
  */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,12 +17,18 @@
 
 int main(int argc, char **argv)
 {
-	char buf[512];
-	long n, i;
+	char buf[512], *end;
+	long n = 0, i;
 	int p[2];
 
-	if (argc != 3 || (n = strtol(argv[2], NULL, 10)) <= 0) {
-		fprintf(stderr, "usage: %s getppid|pipe <count>\n", argv[0]);
+	if (argc == 3) {
+		errno = 0;
+		n = strtol(argv[2], &end, 10);
+		if (errno || *end || end == argv[2])
+			n = 0;
+	}
+	if (n <= 0 || n == LONG_MAX) {
+		fprintf(stderr, "usage: %s getppid|pipe <count, a positive number>\n", argv[0]);
 		return 2;
 	}
 	if (!strcmp(argv[1], "getppid")) {
@@ -37,9 +46,14 @@ int main(int argc, char **argv)
 	}
 	memset(buf, 0x5a, sizeof(buf));
 	for (i = 0; i < n; i++) {
-		if (write(p[1], buf, sizeof(buf)) != sizeof(buf) ||
-		    read(p[0], buf, sizeof(buf)) != sizeof(buf)) {
-			perror("pipe write or read");
+		ssize_t w = write(p[1], buf, sizeof(buf));
+		ssize_t r = w == sizeof(buf) ? read(p[0], buf, sizeof(buf)) : 0;
+
+		if (r != sizeof(buf)) {
+			fprintf(stderr, "%s: pipe %s returned %zd: %s\n", argv[0],
+				w != sizeof(buf) ? "write" : "read",
+				w != sizeof(buf) ? w : r,
+				(w < 0 || r < 0) ? strerror(errno) : "short");
 			return 1;
 		}
 	}
