@@ -5,8 +5,8 @@
 # spaces' enters and exits per stressor, reads of a tmpfs file, the smallest
 # system calls (bench/syscalls.c) and a KVM guest's round trips to user
 # space the same way, then the memory stressors together under memory
-# pressure for OOM kills and TLB flushes. Writes
-# "key value" lines to $BENCH_OUT (default $ASI_OUT/bench.txt).
+# pressure for OOM kills and TLB flushes. Writes "key value" lines to
+# $BENCH_OUT (default $ASI_OUT/bench.txt).
 # BENCH_PAGES, BENCH_ROUNDS, BENCH_SECONDS (pressure; each lone stressor
 # run gets a third of it) and BENCH_REPEATS (runs of each lone stressor,
 # the best counted) tune it.
