@@ -67,6 +67,15 @@ done
 echo "alloc_free_pages_per_sec $best" >> "$out"
 echo "flushes_per_million_frees $((flushes * 1000000 / (pages * rounds)))" >> "$out"
 
+# note_run RATE OPS BEFORE AFTER UNIT: one run of stressor $st, added to
+# $runs; true, and kept in $best, if it is the fastest so far ($bestrate).
+note_run() {
+	echo "stress $st: run at $1 $5/s"
+	runs="$runs $1"
+	awk -v a="$1" -v b="$bestrate" 'BEGIN { exit !(a > b) }' || return 1
+	bestrate=$1 best=("$1" "$2" "$3" "$4")
+}
+
 # Throughput: each stressor alone (stressors run together only trade CPU
 # time with each other), with the bogo-ops done and the restricted spaces'
 # enters and exits meanwhile; the best of $repeats runs, as above, and the
@@ -91,13 +100,8 @@ for st in vm mmap brk fork get null pipe sigq futex; do
 		ops=$(echo "$log" | awk -v st=$st '/metrc:/ && $4 == st && $5 ~ /^[0-9]+$/ { print $5 }')
 		rate=$(echo "$log" | awk -v st=$st '/metrc:/ && $4 == st && $5 ~ /^[0-9]+$/ { printf "%.2f", $9 }')
 		[ -n "$rate" ] || { echo "$log"; die "no bogo-ops rate for $st"; }
-		echo "stress $st: run at $rate bogo-ops/s"
-		runs="$runs $rate"
-		if awk -v a="$rate" -v b="$bestrate" 'BEGIN { exit !(a > b) }'; then
-			bestrate=$rate best=("$rate" "$ops" "$before" "$after")
-			# Where its page-fault exits came from: the top site, by region and code.
-			top=$sitelog
-		fi
+		# Where the best run's page-fault exits came from: the top site.
+		note_run "$rate" "$ops" "$before" "$after" bogo-ops && top=$sitelog
 	done
 	record $st "${best[0]}" "${best[1]}" bogo-ops "${best[2]}" "${best[3]}"
 	echo "stress_${st}_runs$runs" >> "$out"
@@ -125,11 +129,7 @@ timed() {
 		ms=$(( ($(date +%s%N) - start) / 1000000 ))
 		after=$(counts)
 		rate=$(awk -v n=$ops -v ms=$ms 'BEGIN { printf "%.2f", n * 1000 / ms }')
-		echo "stress $st: run at $rate $unit/s"
-		runs="$runs $rate"
-		if awk -v a="$rate" -v b="$bestrate" 'BEGIN { exit !(a > b) }'; then
-			bestrate=$rate best=("$rate" "$ops" "$before" "$after")
-		fi
+		note_run "$rate" "$ops" "$before" "$after" "$unit"
 	done
 	record "$st" "${best[0]}" "${best[1]}" "$unit" "${best[2]}" "${best[3]}"
 	echo "stress_${st}_runs$runs" >> "$out"
