@@ -4,7 +4,8 @@
 # 4-level paging, asi=off, asi=bogus), run the KUnit suites built into it (asi=on boots, parsed with
 # the tree's kunit.py) and tests/guest/ in each boot, and scan every console
 # for splats; then a fifth boot for a dump read back by crash and drgn
-# (tests/host/test-vmcore.sh).
+# (tests/host/test-vmcore.sh) and a sixth that asks for hibernation, dumped
+# and searched (tests/host/test-hibernation.sh).
 #
 # `make test-distro` (tests/run.sh distro): build the distro-like kernel
 # (scripts/kernel.sh distro: NUMA, hotplug, swap, hugetlbfs, modules, KASAN,
@@ -200,7 +201,7 @@ boot() {	# mode (on|off|invalid), kernel parameters, [asi_alloc mode]
 	local mode=$1 param=$2 alloc=${3:-} out=$runs/asi-$1${3:+-$3} rc
 	note "booting with $param"
 	vm/run.sh --kernel "$KERNEL" "${VM_ARGS[@]}" --out "$out" \
-		--timeout "${TEST_TIMEOUT:-900}" --append "$param" \
+		--timeout "${TEST_TIMEOUT:-1200}" --append "$param" \
 		-- env ASI_EXPECT="$mode" ASI_ALLOC="$alloc" TEST_SECONDS="${TEST_SECONDS:-300}" \
 		X86_SELFTESTS="$X86_SELFTESTS" MM_SELFTESTS="$MM_SELFTESTS" \
 		KVM_SELFTESTS="$KVM_SELFTESTS" \
@@ -261,6 +262,16 @@ if [ "$suite" = lean ]; then
 	else
 		tail -5 "$runs/vmcore.log"
 		result "not ok" "a dump of an asi=on guest reads back in crash and drgn (log: $runs/vmcore.log)"
+	fi
+	# Hibernation with asi_alloc=freelist, one more boot (512 MiB) and a
+	# dump searched for what an image would have left mapped
+	# (tests/host/test-hibernation.sh).
+	note "booting to ask for hibernation"
+	if tests/host/test-hibernation.sh "$KERNEL" "$runs/hibernation" > "$runs/hibernation.log" 2>&1; then
+		result ok "hibernation is refused with asi_alloc=freelist and leaves no copy mapped"
+	else
+		tail -5 "$runs/hibernation.log"
+		result "not ok" "hibernation is refused with asi_alloc=freelist and leaves no copy mapped (log: $runs/hibernation.log)"
 	fi
 else
 	# Everything is slower under KASAN and debug_pagealloc.
