@@ -37,16 +37,15 @@ errors=$(mktemp) || fail "cannot make a file in /tmp"
 coproc FIND { exec "${find_cmd[@]}" --stdin 2>"$errors"; }
 find_pid=$FIND_PID	# bash unsets FIND and FIND_PID when it ends
 cleanup() {
-	pkill -P "${pids[1]}"
+	disown -a	# no "Terminated" for each
 	kill "${pids[@]}" "$find_pid" 2>/dev/null
-	wait 2>/dev/null
 	rm -f "$errors"
 }
 trap cleanup EXIT
 # Each value is the marker 256 times over (12 KiB): a read copies several pages.
 times256() { local s=$1; for _ in 1 2 3 4 5 6 7 8; do s=$s$s; done; echo "$s"; }
 env ASI_TEST_MARKER="$(times256 "$m_environ")" sleep 600 & pids+=($!)
-bash -c 'sleep 600; :' proc-copies "$(times256 "$m_cmdline")" & pids+=($!)
+/usr/bin/python3 -c 'import time; time.sleep(600)' "$(times256 "$m_cmdline")" & pids+=($!)
 env ASI_TEST_MARKER="$(times256 "$m_mem")" sleep 600 & pids+=($!)
 
 # Lines from asi_find.py up to "asi_find: searched" (or "ready"), markers hidden.
