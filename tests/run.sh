@@ -197,6 +197,17 @@ kunit_results() {	# console log
 	failures+=("kunit in $log: ${bad:-see ${log%.log}.kunit}")
 }
 
+# tests/host/test-<name>.sh on the test kernel, its output in $runs/<name>.log.
+host_test() {	# name, what it checks
+	local log=$runs/$1.log
+	if "tests/host/test-$1.sh" "$KERNEL" "$runs/$1" > "$log" 2>&1; then
+		result ok "$2"
+	else
+		tail -5 "$log"
+		result "not ok" "$2 (log: $log)"
+	fi
+}
+
 boot() {	# mode (on|off|invalid), kernel parameters, [asi_alloc mode]
 	local mode=$1 param=$2 alloc=${3:-} out=$runs/asi-$1${3:+-$3} rc
 	note "booting with $param"
@@ -257,22 +268,12 @@ if [ "$suite" = lean ]; then
 	# make vmcore and make crash: one more boot (512 MiB), QEMU dumps it,
 	# crash and drgn read it back (tests/host/test-vmcore.sh).
 	note "booting for a dump"
-	if tests/host/test-vmcore.sh "$KERNEL" "$runs/vmcore" > "$runs/vmcore.log" 2>&1; then
-		result ok "a dump of an asi=on guest reads back in crash and drgn"
-	else
-		tail -5 "$runs/vmcore.log"
-		result "not ok" "a dump of an asi=on guest reads back in crash and drgn (log: $runs/vmcore.log)"
-	fi
+	host_test vmcore "a dump of an asi=on guest reads back in crash and drgn"
 	# Hibernation with asi_alloc=freelist, one more boot (512 MiB) and a
 	# dump searched for what an image would have left mapped
 	# (tests/host/test-hibernation.sh).
 	note "booting to ask for hibernation"
-	if tests/host/test-hibernation.sh "$KERNEL" "$runs/hibernation" > "$runs/hibernation.log" 2>&1; then
-		result ok "hibernation is refused with asi_alloc=freelist and leaves no copy mapped"
-	else
-		tail -5 "$runs/hibernation.log"
-		result "not ok" "hibernation is refused with asi_alloc=freelist and leaves no copy mapped (log: $runs/hibernation.log)"
-	fi
+	host_test hibernation "hibernation is refused with asi_alloc=freelist and leaves no copy mapped"
 else
 	# Everything is slower under KASAN and debug_pagealloc.
 	: "${TEST_TIMEOUT:=3600}" "${TEST_SECONDS:=900}"
