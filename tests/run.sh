@@ -212,7 +212,7 @@ boot() {	# mode (on|off|invalid), kernel parameters, [asi_alloc mode]
 	local mode=$1 param=$2 alloc=${3:-} out=$runs/asi-$1${3:+-$3} rc
 	note "booting with $param"
 	vm/run.sh --kernel "$KERNEL" "${VM_ARGS[@]}" --out "$out" \
-		--timeout "${TEST_TIMEOUT:-1200}" --append "$param" \
+		--timeout "${TEST_TIMEOUT:-1800}" --append "$param" \
 		-- env ASI_EXPECT="$mode" ASI_ALLOC="$alloc" TEST_SECONDS="${TEST_SECONDS:-300}" \
 		X86_SELFTESTS="$X86_SELFTESTS" MM_SELFTESTS="$MM_SELFTESTS" \
 		KVM_SELFTESTS="$KVM_SELFTESTS" \
@@ -228,16 +228,21 @@ boot() {	# mode (on|off|invalid), kernel parameters, [asi_alloc mode]
 	   result "not ok" "boot $param: the guest's test runner exited $rc (output: $out.stdout)" ;;
 	esac
 	[ "$mode" = on ] && kunit_results "$out/console.log"
-	local t name status seen
+	local t name seen took
 	for t in "${GUEST_TESTS[@]}"; do
 		name=$(basename "$t" .sh)
-		seen=$(awk -v n="$name" '($1 == "ok" || $1 == "skip") && $2 == n { print $1; exit }
-			$1 == "not" && $3 == n { print "not ok"; exit }' "$out/results" 2>/dev/null)
-		case $seen in
-		ok) result ok "$param: $name" ;;
-		skip) result skip "$param: $name" ;;
+		# Its status, then the runner's "(N s)" or "(exit N, N s)".
+		seen=$(awk -v n="$name" '
+			($1 == "ok" || $1 == "skip") && $2 == n { s = $1 }
+			$1 == "not" && $3 == n { s = "not ok" }
+			s { print s "\t" (match($0, /\([^()]*\)$/) ? substr($0, RSTART) : ""); exit }' \
+			"$out/results" 2>/dev/null)
+		took=${seen#*$'\t'}
+		case ${seen%%$'\t'*} in
+		ok) result ok "$param: $name${took:+ $took}" ;;
+		skip) result skip "$param: $name${took:+ $took}" ;;
 		"not ok") sed -n "/^=== $name /,/^not ok $name/p" "$out.stdout" | tail -30
-			result "not ok" "$param: $name" ;;
+			result "not ok" "$param: $name${took:+ $took}" ;;
 		*) result "not ok" "$param: $name reported no result" ;;
 		esac
 	done

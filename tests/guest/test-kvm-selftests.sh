@@ -22,6 +22,8 @@
 # each under TCG without crossing ASI in ways the others do not
 # (kvm_create_max_vcpus, xapic_state_test, hyperv_features,
 # recalc_apic_map_test). Not in the asi=bogus boot, which is asi=off again.
+# Minutes under TCG, more on a slower host: its own budget in the runner.
+# seconds: 600
 set -u
 
 tests=(

@@ -8,6 +8,8 @@
 # flip and at most 64 pages per batch lent;
 # asi_alloc=pageflag freed pages through its queue. debug/asi_check.py then
 # finds the whole restricted address space clean.
+# Minutes under TCG, more on a slower host: its own budget in the runner.
+# seconds: 600
 set -u
 . "$(dirname "$0")/lib.sh"
 [ "$ASI_EXPECT" = invalid ] && exit 77
