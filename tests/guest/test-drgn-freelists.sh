@@ -3,7 +3,8 @@
 # asi_alloc=freelist the free lists hold nonsensitive pages, the pageblock map
 # shows blocks of both sensitivities, a page of this test's anonymous memory
 # sits in a sensitive block and is not mapped in the restricted space, and the
-# invariant checker finds nothing. With asi_alloc=pageflag the checker finds
+# invariant checker finds nothing (--verbose: with the mapped ranges and scan
+# times). With asi_alloc=pageflag the checker finds
 # nothing and `pfn` tells the same about the anonymous page. With ASI off both
 # scripts exit 2 saying so.
 set -u
@@ -75,8 +76,10 @@ if [ "$mode" = freelist ]; then
 		fail "the anonymous page is not in a sensitive pageblock"
 fi
 
-out=$(drgn_script asi_check.py 2>&1); rc=$?
+out=$(drgn_script asi_check.py --verbose 2>&1); rc=$?
 echo "$out"
+echo "$out" | grep -Eq '^ranges: image: [1-9]' || fail "asi_check.py --verbose printed no image ranges"
+echo "$out" | grep -Eq '^scan times: [0-9.]+ s' || fail "asi_check.py --verbose printed no scan times"
 echo "$out" | grep -Eq "^asi_check: $mode: 0 violations \(checked [1-9][0-9]* leaves, [1-9][0-9]* pages\)$" ||
 	fail "asi_check.py did not report 0 violations in $mode mode"
 [ $rc = 0 ] || fail "asi_check.py exited $rc"

@@ -101,8 +101,9 @@ for t in "${tests[@]}"; do
 	if [ $rc = 0 ]; then
 		echo "ok $t"
 	else
+		# A harness test says why it failed on the lines before its "not ok".
 		{ grep -q '==== Test Assertion Failure' <<< "$out" && assertion "$out" ||
-			grep -A3 '^not ok' <<< "$out" || tail -3 <<< "$out"; } | sed 's/^/    /'
+			grep -B8 '^not ok' <<< "$out" || tail -3 <<< "$out"; } | sed 's/^/    /'
 		echo "not ok $t (exit $rc)"
 		failed=$((failed + 1))
 	fi
