@@ -58,10 +58,11 @@ def main() -> int:
     size = (args.mib << 20) - 1000
     # Built in one C loop: a Python object per word would take tens of
     # MiB of heap, and seconds to fault in under TCG.
-    words = array.array("Q", range(0, size + 8, 8))
+    # size is a multiple of 8: exactly size // 8 words.
+    words = array.array("Q", range(0, size, 8))
     if sys.byteorder != "little":
         words.byteswap()
-    data = words.tobytes()[:size]
+    data = words.tobytes()
     del words
     path = os.path.join(args.dir, f"file-read.{os.getpid()}")
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
