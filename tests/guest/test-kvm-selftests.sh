@@ -62,6 +62,10 @@ assertion() {
 # seconds each): fix_hypercall_test once stalled to the harness's 30 s
 # timeout in both its cases (2026-12-07, freelist boot; 1 s otherwise, and
 # not reproduced in 8 targeted runs). Printed if the test then fails.
+stall_counters() {	# vmstat's and KVM's (all VMs and vCPUs), as "name value"
+	grep -E '^(asi_|pgfault |allocstall|compact_stall|pgscan_direct )' /proc/vmstat
+	grep -H . /sys/kernel/debug/kvm/* 2>/dev/null | sed 's|^/sys/kernel/debug/kvm/||'
+}
 stall_report() {	# test name
 	local comm=${1##*/} task a b
 	comm=${comm:0:15}
@@ -72,16 +76,22 @@ stall_report() {	# test name
 			"wchan $(cat "$task/wchan" 2>/dev/null)"
 		sed 's/^/    /' "$task/stack" 2>/dev/null
 	done
-	# Or is something else keeping the vCPUs busy?
+	# Or is something else keeping the vCPUs busy? (cat goes on past the
+	# tasks that end meanwhile; awk would stop at the first.)
 	echo "  load $(cut -d' ' -f1-4 /proc/loadavg); running:" \
-		"$(awk '$3 == "R" { printf "%s%s", s, $2; s = " " }' /proc/[0-9]*/task/[0-9]*/stat 2>/dev/null)"
-	# Spinning (exits, ASI exits, faults) or asleep: what moves in 3 s.
-	a=$(grep -E '^(asi_|pgfault )' /proc/vmstat; grep -H . /sys/kernel/debug/kvm/exits 2>/dev/null)
+		"$(cat /proc/[0-9]*/task/[0-9]*/stat 2>/dev/null |
+			awk '$3 == "R" { printf "%s%s", s, $2; s = " " }')"
+	# Spinning (VM exits, emulation, ASI exits, faults) or asleep (reclaim,
+	# compaction, flips): what moves in 3 s, and where the page faults of
+	# those 3 s left restricted spaces (a running task's stack says little).
+	{ echo 1 > /sys/kernel/debug/asi/fault_exits; } 2>/dev/null
+	a=$(stall_counters)
 	sleep 3
-	b=$(grep -E '^(asi_|pgfault )' /proc/vmstat; grep -H . /sys/kernel/debug/kvm/exits 2>/dev/null)
+	b=$(stall_counters)
 	echo "  counters that moved in 3 s:"
 	paste -d' ' <(tr : ' ' <<< "$a") <(tr : ' ' <<< "$b") |
 		awk '$4 != $2 { print "    " $1 " +" $4 - $2 }'
+	sed -n '/^top sites:/,$p' /sys/kernel/debug/asi/fault_exits 2>/dev/null | head -6
 }
 
 # tests/run.sh builds what this runs.
