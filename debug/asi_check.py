@@ -359,12 +359,11 @@ class Scan:
         layout = self.layout
         va, span = layout.canonical(base), 1 << layout.level_shift(level + 1)
         region = None
-        if shadow is None or shadow[0] is TABLE:
+        if self.memo is not None and (shadow is None or shadow[0] is TABLE):
             i = bisect.bisect_right(self.cuts, va)
             if i == len(self.cuts) or self.cuts[i] >= va + span:
                 region = layout.region(va)
-        if region in (None, "local map") or layout.page_offset <= va < layout.direct_end \
-                or self.memo is None:
+        if region in (None, "local map") or layout.page_offset <= va < layout.direct_end:
             self._walk(space, tab, level, base, racc, shadow)
             return
         key = (tab, level, racc, shadow)
